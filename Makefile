@@ -1,0 +1,39 @@
+# One venv, made from nothing with only python3. Every target that runs code depends on it.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+PORT ?= 8888
+LAB_ARGS ?=
+NB ?=
+
+.PHONY: install test lint format bench lab html check clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
+	touch $@
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: install
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+test: lint
+	$(BIN)/python -m pytest -n 2 --dist loadgroup
+
+bench: install
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/python -m bench
+
+lab: install
+	$(BIN)/jupyter lab --port=$(PORT) --notebook-dir=course $(LAB_ARGS)
+
+clean:
+	rm -rf $(VENV) build site .pytest_cache .ruff_cache .hypothesis

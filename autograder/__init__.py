@@ -1,0 +1,1 @@
+"""autograder: checks any engine against PyTorch, scenario by scenario."""

@@ -1,0 +1,1 @@
+"""minigrad: a reference autograd engine that behaves like PyTorch on the course subset."""
