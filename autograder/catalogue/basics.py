@@ -1,0 +1,3 @@
+"""Scenarios: basics."""
+
+from autograder.scenarios import scenario  # noqa: F401

@@ -1,0 +1,3 @@
+"""Scenarios: numpy_interop."""
+
+from autograder.scenarios import scenario  # noqa: F401

@@ -1,0 +1,132 @@
+"""The scenario registry: every catalogue scenario is registered here by the @scenario decorator.
+
+A scenario is a function `f(T, record, rng)` written once against PyTorch's API. It is run with
+`T = torch` and with `T = <engine>`, and the two observation sets are compared.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import textwrap
+from dataclasses import dataclass
+
+TOPICS = ("basics", "leaf", "numpy", "inplace", "rebuild", "devices", "values")
+DEVICES = ("cpu", "cuda")
+
+
+@dataclass(frozen=True)
+class Scenario:
+    id: str
+    rules: tuple[str, ...]
+    topic: str
+    lecture: str
+    weight: float
+    devices: tuple[str, ...]
+    needs: tuple[str, ...]  # engine names the scenario uses, e.g. "tensor", "nn.Parameter"
+    fresh_process: bool  # observe it in a fresh interpreter (once-only warnings)
+    fn: object
+
+    @property
+    def source_file(self) -> str:
+        return inspect.getsourcefile(self.fn) or "?"
+
+
+REGISTRY: dict[str, Scenario] = {}
+
+
+def scenario(
+    *,
+    id: str,
+    rules,
+    topic: str,
+    lecture: str,
+    weight: float = 1,
+    devices=DEVICES,
+    needs=None,
+    fresh_process: bool = False,
+):
+    """Register `fn(T, record, rng)` in the catalogue.
+
+    `needs` defaults to every `T.<name>` chain the function's source uses; declare it when a
+    scenario reaches engine names another way. `fresh_process=True` makes observe() run the
+    scenario in a new interpreter, the only place where a once-only warning shows its first
+    occurrence (SPEC.md: once-only warnings are observed as the first occurrence in a fresh
+    process).
+    """
+    if topic not in TOPICS:
+        raise ValueError(f"unknown topic {topic!r}; expected one of {TOPICS}")
+    if not rules:
+        raise ValueError(f"scenario {id!r} names no rule")
+    unknown = [d for d in devices if d not in DEVICES]
+    if unknown or not devices:
+        raise ValueError(f"scenario {id!r}: bad devices {devices!r}")
+
+    def register(fn):
+        if id in REGISTRY:
+            raise ValueError(f"duplicate scenario id {id!r}")
+        REGISTRY[id] = Scenario(
+            id=id,
+            rules=tuple(rules),
+            topic=topic,
+            lecture=lecture,
+            weight=float(weight),
+            devices=tuple(devices),
+            needs=tuple(needs) if needs is not None else engine_names_used(fn),
+            fresh_process=fresh_process,
+            fn=fn,
+        )
+        return fn
+
+    return register
+
+
+def engine_names_used(fn) -> tuple[str, ...]:
+    """The dotted names `T.a.b` read from the engine parameter (the first one) in fn's source."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError):  # no source (defined in a REPL): nothing can be pre-checked
+        return ()
+    func = tree.body[0]
+    engine_param = func.args.args[0].arg
+    names = set()
+    for node in ast.walk(func):
+        if not isinstance(node, ast.Attribute):
+            continue
+        parts = []
+        inner = node
+        while isinstance(inner, ast.Attribute):
+            parts.append(inner.attr)
+            inner = inner.value
+        if isinstance(inner, ast.Name) and inner.id == engine_param:
+            names.add(".".join(reversed(parts)))
+    # keep only maximal chains: "nn.Parameter" makes "nn" redundant
+    return tuple(sorted(n for n in names if not any(m.startswith(n + ".") for m in names)))
+
+
+def load_catalogue() -> dict[str, Scenario]:
+    """Import every topic module once and return the registry."""
+    from autograder import catalogue  # noqa: F401  (importing registers the scenarios)
+
+    return REGISTRY
+
+
+def select(rules=None, topics=None, ids=None, device=None) -> list[Scenario]:
+    """Scenarios matching all given filters, in catalogue order."""
+    load_catalogue()
+    chosen = []
+    for sc in REGISTRY.values():
+        if ids is not None and sc.id not in ids:
+            continue
+        if topics is not None and sc.topic not in topics:
+            continue
+        if rules is not None and not set(sc.rules) & set(rules):
+            continue
+        if device is not None and device not in sc.devices:
+            continue
+        chosen.append(sc)
+    if ids is not None:
+        unknown = sorted(set(ids) - set(REGISTRY))
+        if unknown:
+            raise KeyError(f"unknown scenario ids: {unknown}")
+    return chosen
