@@ -11,6 +11,8 @@ import inspect
 import textwrap
 from dataclasses import dataclass
 
+from autograder.rules import RULES
+
 TOPICS = ("basics", "leaf", "numpy", "inplace", "rebuild", "devices", "values")
 DEVICES = ("cpu", "cuda")
 
@@ -56,8 +58,8 @@ def scenario(
     """
     if topic not in TOPICS:
         raise ValueError(f"unknown topic {topic!r}; expected one of {TOPICS}")
-    if not rules:
-        raise ValueError(f"scenario {id!r} names no rule")
+    if not rules or any(r not in RULES for r in rules):
+        raise ValueError(f"scenario {id!r}: rules {rules!r} must be SPEC.md rule ids")
     unknown = [d for d in devices if d not in DEVICES]
     if unknown or not devices:
         raise ValueError(f"scenario {id!r}: bad devices {devices!r}")

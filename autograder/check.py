@@ -1,0 +1,96 @@
+"""check(engine): observe PyTorch and the engine on the same seed, compare, report."""
+
+from __future__ import annotations
+
+import secrets
+import warnings
+
+from autograder.compare import compare
+from autograder.observe import TIME_LIMIT_S, observe
+from autograder.report import NOT_RUN_NO_GPU, Report, ScenarioResult
+from autograder.scenarios import TOPICS, select
+
+REFERENCE_VERSION = "2.13"
+
+
+class ReferenceVersionWarning(UserWarning):
+    """The installed PyTorch is not the version the catalogue is written against."""
+
+
+def check(engine, rules=None, topics=None, device="cpu", seed=None, time_limit=TIME_LIMIT_S):
+    """Grade `engine` against PyTorch 2.13 on the selected scenarios; returns a Report.
+
+    seed None draws a fresh seed (recorded in the report so a regrade reproduces it).
+    device="cuda" runs the scenarios that exist on CUDA where both PyTorch and the engine see a
+    GPU; elsewhere each is reported "not run: no GPU on the grader" and counts as not passed.
+    """
+    import torch  # the trusted side: only check() ever imports the reference
+
+    _validate(rules, topics, device)
+    notes = []
+    if not torch.__version__.startswith(REFERENCE_VERSION):
+        note = (
+            f"the reference is PyTorch {REFERENCE_VERSION} but torch {torch.__version__} is "
+            "installed: error texts and grad_fn names change between releases, so differences "
+            "may be PyTorch's, not your engine's"
+        )
+        warnings.warn(note, ReferenceVersionWarning, stacklevel=2)
+        notes.append(note)
+    seed = secrets.randbelow(2**31) if seed is None else int(seed)
+    chosen = select(rules=rules, topics=topics, device=device)
+    engine_name = getattr(engine, "__name__", type(engine).__name__)
+
+    if device == "cuda" and not (torch.cuda.is_available() and _engine_sees_gpu(engine)):
+        results = [_result(sc, "not run", note=NOT_RUN_NO_GPU) for sc in chosen]
+    else:
+        ids = [sc.id for sc in chosen]
+        reference = observe(torch, ids, seed=seed, device=device, time_limit=time_limit)
+        observed = observe(engine, ids, seed=seed, device=device, time_limit=time_limit)
+        differences = compare(reference, observed)
+        results = []
+        for sc in chosen:
+            diffs = differences[sc.id]
+            isolation = observed["scenarios"][sc.id].get("isolation", "")
+            note = f"observed in {isolation}" if isolation.startswith("this process") else ""
+            results.append(_result(sc, "failed" if diffs else "passed", diffs, note))
+    return Report(
+        engine=engine_name,
+        device=device,
+        seed=seed,
+        reference=torch.__version__,
+        results=results,
+        notes=notes,
+    )
+
+
+def _result(sc, status, differences=(), note=""):
+    return ScenarioResult(
+        id=sc.id,
+        rules=sc.rules,
+        topic=sc.topic,
+        lecture=sc.lecture,
+        weight=sc.weight,
+        status=status,
+        differences=list(differences),
+        note=note,
+    )
+
+
+def _engine_sees_gpu(engine) -> bool:
+    try:
+        return bool(engine.cuda.is_available())
+    except Exception:
+        return False
+
+
+def _validate(rules, topics, device) -> None:
+    from autograder.rules import RULES
+
+    if device not in ("cpu", "cuda"):
+        raise ValueError(f"device must be 'cpu' or 'cuda', not {device!r}")
+    for rule in rules or ():
+        if rule not in RULES:
+            raise ValueError(f"unknown rule id {rule!r}")
+    for topic in topics or ():
+        if topic not in TOPICS:
+            raise ValueError(f"unknown topic {topic!r}; expected one of {TOPICS}")

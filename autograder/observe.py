@@ -1,0 +1,218 @@
+"""Run catalogue scenarios on one engine and return plain JSON-able observations.
+
+This module never imports torch: it runs whatever engine it is given, so it can run in a
+sandboxed process while the comparison with PyTorch happens in the trusted parent.
+
+Isolation inside a run: an exception, a RecursionError, or a pure-Python loop that outlives the
+per-scenario time limit ends that scenario only; the run goes on with the next one. Scenarios
+marked `fresh_process` (once-only warnings) run in a new interpreter when the engine can be
+imported there by its module name; otherwise in this process, which the result notes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import traceback
+import warnings
+import zlib
+from pathlib import Path
+
+import numpy as np
+
+from autograder.recorder import Recorder, normalise_text
+from autograder.scenarios import Scenario, select
+
+TIME_LIMIT_S = 10.0  # per scenario; the whole CPU catalogue takes a few seconds
+_IMPORT_ALLOWANCE_S = 60.0  # a fresh interpreter has to import the engine first
+
+
+class ScenarioTimeout(BaseException):
+    """Raised inside a scenario that ran past its time limit (a BaseException, so an engine's
+    `except Exception` cannot swallow it)."""
+
+
+def scenario_rng(seed: int, scenario_id: str) -> np.random.Generator:
+    """One generator per (seed, scenario): a scenario sees the same values in any selection."""
+    return np.random.default_rng([int(seed), zlib.crc32(scenario_id.encode())])
+
+
+def library_names(engine) -> tuple[str, ...]:
+    name = getattr(engine, "__name__", "") or ""
+    return (name.split(".")[0],) if name else ()
+
+
+def has_name(engine, dotted: str) -> bool:
+    obj = engine
+    for part in dotted.split("."):
+        try:
+            obj = getattr(obj, part)
+        except Exception:
+            return False
+    return True
+
+
+def observe(
+    engine, scenario_ids=None, seed: int = 0, device: str = "cpu", time_limit=TIME_LIMIT_S
+) -> dict:
+    """Observations of the chosen scenarios (all when scenario_ids is None) on `engine`."""
+    chosen = select(ids=scenario_ids)
+    results = {}
+    for sc in chosen:
+        if sc.fresh_process and _importable_name(engine):
+            results[sc.id] = _observe_in_fresh_process(engine, sc, seed, device, time_limit)
+        else:
+            results[sc.id] = observe_scenario(engine, sc, seed, device, time_limit)
+            if sc.fresh_process:
+                results[sc.id]["isolation"] = "this process (engine not importable by name)"
+    return {
+        "engine": getattr(engine, "__name__", type(engine).__name__),
+        "seed": int(seed),
+        "device": device,
+        "scenarios": results,
+    }
+
+
+def observe_scenario(engine, sc: Scenario, seed: int, device: str, time_limit=TIME_LIMIT_S) -> dict:
+    """Run one scenario in this process. status: ok, error, timeout or not_implemented."""
+    missing = [name for name in sc.needs if not has_name(engine, name)]
+    if missing:
+        return {"status": "not_implemented", "missing": missing, "observations": []}
+    libnames = library_names(engine)
+    record = Recorder(device=device, libnames=libnames)
+    result = {"status": "ok", "observations": record.observations}
+    started = time.perf_counter()
+    try:
+        # warnings outside record.* calls are not observations: keep them off the user's screen
+        with warnings.catch_warnings(), _time_limit(time_limit):
+            warnings.simplefilter("ignore")
+            sc.fn(engine, record, scenario_rng(seed, sc.id))
+    except ScenarioTimeout:
+        result["status"] = "timeout"
+        result["error"] = {"type": "Timeout", "message": f"stopped after {time_limit:g} s"}
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # noqa: BLE001  (SystemExit from engine code included)
+        result["status"] = "error"
+        result["error"] = {
+            "type": type(exc).__name__,
+            "message": normalise_text(_short(exc), libnames),
+            "where": _where(exc, sc),
+        }
+    finally:
+        _restore_grad_mode(engine)
+    result["seconds"] = round(time.perf_counter() - started, 4)
+    return result
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc)
+    return text if len(text) <= 2000 else text[:2000] + " ..."
+
+
+def _where(exc: BaseException, sc: Scenario) -> str | None:
+    """The scenario line that was running when exc escaped ('file:line: code')."""
+    source = sc.source_file
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == source]
+    if not frames:
+        return None
+    frame = frames[-1]
+    return f"{Path(frame.filename).name}:{frame.lineno}: {(frame.line or '').strip()}"
+
+
+def _restore_grad_mode(engine) -> None:
+    """A scenario stopped inside set_grad_enabled(False) must not leak it into the next one."""
+    try:
+        if not engine.is_grad_enabled():
+            engine.set_grad_enabled(True)
+    except Exception:
+        pass
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float):
+    """Raise ScenarioTimeout in the running code after `seconds`.
+
+    In the main thread a SIGALRM timer interrupts pure-Python loops between bytecodes; in other
+    threads (signals only reach the main one) a trace function checks the clock at every line.
+    """
+    if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
+
+        def on_alarm(signum, frame):
+            raise ScenarioTimeout
+
+        previous = signal.signal(signal.SIGALRM, on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        try:
+            yield
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+        return
+    deadline = time.monotonic() + seconds
+
+    def tracer(frame, event, arg):
+        if time.monotonic() > deadline:
+            raise ScenarioTimeout
+        return tracer
+
+    previous_trace = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        yield
+    finally:
+        sys.settrace(previous_trace)
+
+
+def _importable_name(engine) -> str | None:
+    name = getattr(engine, "__name__", None)
+    if name and name != "__main__" and sys.modules.get(name) is engine:
+        return name
+    return None
+
+
+def _observe_in_fresh_process(engine, sc: Scenario, seed, device, time_limit) -> dict:
+    package_root = str(Path(__file__).resolve().parent.parent)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([package_root, *sys.path[1:], env.get("PYTHONPATH", "")])
+    command = [
+        sys.executable,
+        "-m",
+        "autograder.observe_child",
+        "--engine",
+        _importable_name(engine),
+        "--scenario",
+        sc.id,
+        "--seed",
+        str(seed),
+        "--device",
+        device,
+        "--time-limit",
+        str(time_limit),
+    ]
+    try:
+        done = subprocess.run(
+            command,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=time_limit + _IMPORT_ALLOWANCE_S,
+        )
+    except subprocess.TimeoutExpired:
+        return _process_failure("timeout", f"fresh process stopped after {time_limit:g} s")
+    if done.returncode != 0 or not done.stdout.strip():
+        tail = (done.stderr or "").strip().splitlines()[-3:]
+        return _process_failure("error", f"fresh process exited {done.returncode}: {tail}")
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result["isolation"] = "fresh process"
+    return result
+
+
+def _process_failure(status: str, message: str) -> dict:
+    return {"status": status, "observations": [], "error": {"type": "Process", "message": message}}
