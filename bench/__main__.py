@@ -1,0 +1,78 @@
+"""`python -m bench [NAME ...]`: runs benchmarks, prints one table, writes results/latest.json."""
+
+from bench.threads import set_env_defaults
+
+set_env_defaults()  # before anything loads NumPy's or torch's BLAS
+
+import argparse  # noqa: E402
+import platform  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+import traceback  # noqa: E402
+
+from bench import catalogue, chain, deep_chain, mlp, notebooks, threads  # noqa: E402
+from bench.engines import load_minigrad  # noqa: E402
+from bench.results import Row, format_table, write_json  # noqa: E402
+from bench.verify import Mismatch  # noqa: E402
+
+BENCHMARKS = {
+    "chain": lambda mg: chain.run(mg),
+    "mlp": lambda mg: mlp.run(mg),
+    "deep_chain": lambda mg: deep_chain.run(mg),
+    "catalogue": lambda mg: catalogue.run(mg),
+    "notebooks": lambda mg: notebooks.run(),
+}
+
+
+def context(thread_settings: dict, minigrad_reason: str) -> dict:
+    import numpy
+    import torch
+
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    return {
+        "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "commit": commit,
+        "machine": {"platform": platform.platform(), "processor": platform.processor()},
+        "versions": {
+            "python": platform.python_version(),
+            "numpy": numpy.__version__,
+            "torch": torch.__version__,
+        },
+        "threads": thread_settings,
+        "minigrad": minigrad_reason or "available",
+    }
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser.add_argument("names", nargs="*", metavar="NAME", help=f"one of {', '.join(BENCHMARKS)}")
+    names = parser.parse_args(argv).names or list(BENCHMARKS)
+    unknown = [name for name in names if name not in BENCHMARKS]
+    if unknown:
+        parser.error(f"unknown benchmark {', '.join(unknown)}; choose from {', '.join(BENCHMARKS)}")
+
+    thread_settings = threads.limit()
+    mg = load_minigrad()
+    rows: list[Row] = []
+    failed = False
+    for name in names:
+        print(f"running {name} ...", file=sys.stderr, flush=True)
+        try:
+            rows.extend(BENCHMARKS[name](mg))
+        except Mismatch as error:
+            failed = True
+            rows.append(Row(name, "-", "-", note=f"WRONG RESULT: {error}"))
+        except Exception as error:  # one broken benchmark must not hide the others
+            failed = True
+            traceback.print_exc()
+            rows.append(Row(name, "-", "-", note=f"ERROR: {type(error).__name__}: {error}"))
+    print(format_table(rows))
+    path = write_json(rows, context(thread_settings, mg.reason))
+    print(f"\nwritten: {path}")
+    return 1 if failed else 0
+
+
+sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,76 @@
+"""Per-operation overhead: `y = y * 1.0001 + 0.5` repeated on 16 float32 values, then backward.
+
+Tiny tensors make the arithmetic free, so this measures what an engine spends per operation
+(dispatch, graph recording, the backward walk). Target (issue 2): minigrad at or below
+PyTorch's time.
+"""
+
+import numpy as np
+
+from bench.compare import time_engines
+from bench.engines import Minigrad
+from bench.results import Row, set_target
+from bench.verify import to_numpy
+
+SCALE, SHIFT = 1.0001, 0.5
+TARGET_VS_TORCH = 1.00
+
+
+def engine_chain(T, x0: np.ndarray, steps: int):
+    """Prepare function for torch or minigrad: a fresh leaf, then the timed forward+backward."""
+
+    def prepare():
+        x = T.tensor(x0, requires_grad=True)
+
+        def job():
+            y = x
+            for _ in range(steps):
+                y = y * SCALE + SHIFT
+            y.sum().backward()
+            return y, x.grad
+
+        return job
+
+    return prepare
+
+
+def numpy_chain(x0: np.ndarray, steps: int):
+    """The lower bound: the same arithmetic by hand, d(sum y)/dx = SCALE ** steps elementwise."""
+
+    def prepare():
+        def job():
+            y = x0
+            for _ in range(steps):
+                y = y * SCALE + SHIFT
+            grad = np.ones_like(y)
+            for _ in range(steps):
+                grad = grad * SCALE
+            return y, grad
+
+        return job
+
+    return prepare
+
+
+def snapshot(result) -> dict[str, np.ndarray]:
+    y, grad = result
+    return {"y": to_numpy(y), "x.grad": to_numpy(grad) if grad is not None else None}
+
+
+def run(minigrad: Minigrad, *, steps: int = 2000, size: int = 16, budget_s: float = 1.0):
+    import torch
+
+    x0 = np.random.default_rng(0).uniform(-1, 1, size).astype(np.float32)
+    prepares = {
+        "torch": engine_chain(torch, x0, steps),
+        "minigrad": engine_chain(minigrad.module, x0, steps)
+        if minigrad.module
+        else minigrad.reason,
+        "numpy": numpy_chain(x0, steps),
+    }
+    rows: list[Row] = time_engines(
+        "chain", f"{steps} steps x{size}", prepares, snapshot, rtol=1e-5, budget_s=budget_s
+    )
+    mg = next(r for r in rows if r.engine == "minigrad")
+    set_target(mg, f"<={TARGET_VS_TORCH:.2f}x torch", mg.vs_torch, TARGET_VS_TORCH)
+    return rows
