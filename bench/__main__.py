@@ -9,23 +9,15 @@ import platform  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
-import traceback  # noqa: E402
 
-from bench import catalogue, chain, deep_chain, mlp, notebooks, threads  # noqa: E402
+from bench import threads  # noqa: E402
 from bench.engines import load_minigrad  # noqa: E402
-from bench.results import Row, format_table, write_json  # noqa: E402
-from bench.verify import Mismatch  # noqa: E402
-
-BENCHMARKS = {
-    "chain": lambda mg: chain.run(mg),
-    "mlp": lambda mg: mlp.run(mg),
-    "deep_chain": lambda mg: deep_chain.run(mg),
-    "catalogue": lambda mg: catalogue.run(mg),
-    "notebooks": lambda mg: notebooks.run(),
-}
+from bench.results import format_table, write_json  # noqa: E402
+from bench.suite import BENCHMARKS, run_all  # noqa: E402
 
 
 def context(thread_settings: dict, minigrad_reason: str) -> dict:
+    """What the numbers depend on, stored beside them."""
     import numpy
     import torch
 
@@ -55,23 +47,10 @@ def main(argv: list[str]) -> int:
         parser.error(f"unknown benchmark {', '.join(unknown)}; choose from {', '.join(BENCHMARKS)}")
 
     thread_settings = threads.limit()
-    mg = load_minigrad()
-    rows: list[Row] = []
-    failed = False
-    for name in names:
-        print(f"running {name} ...", file=sys.stderr, flush=True)
-        try:
-            rows.extend(BENCHMARKS[name](mg))
-        except Mismatch as error:
-            failed = True
-            rows.append(Row(name, "-", "-", note=f"WRONG RESULT: {error}"))
-        except Exception as error:  # one broken benchmark must not hide the others
-            failed = True
-            traceback.print_exc()
-            rows.append(Row(name, "-", "-", note=f"ERROR: {type(error).__name__}: {error}"))
+    minigrad = load_minigrad()
+    rows, failed = run_all(names, minigrad)
     print(format_table(rows))
-    path = write_json(rows, context(thread_settings, mg.reason))
-    print(f"\nwritten: {path}")
+    print(f"\nwritten: {write_json(rows, context(thread_settings, minigrad.reason))}")
     return 1 if failed else 0
 
 
