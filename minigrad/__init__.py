@@ -1,1 +1,94 @@
-"""minigrad: a reference autograd engine that behaves like PyTorch on the course subset."""
+"""minigrad: a reference autograd engine that behaves like PyTorch on the course subset.
+
+`import minigrad as torch` runs course code unchanged (shared/SPEC.md is the contract).
+NumPy holds cpu tensors, CuPy cuda ones; minigrad never imports torch.
+"""
+
+from . import (
+    _methods,  # noqa: F401 - attaches the operations to Tensor
+    autograd,
+    cuda,
+    nn,
+    optim,
+)
+from ._device import device
+from ._dtypes import (
+    bool,
+    double,
+    dtype,
+    float,
+    float16,
+    float32,
+    float64,
+    half,
+    int,
+    int32,
+    int64,
+    long,
+)
+from ._size import Size
+from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .factories import (
+    BoolTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    arange,
+    as_tensor,
+    empty,
+    eye,
+    from_numpy,
+    full,
+    linspace,
+    ones,
+    ones_like,
+    rand,
+    randn,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from .ops import (
+    abs,
+    argmax,
+    cat,
+    clamp,
+    cos,
+    dot,
+    exp,
+    log,
+    matmul,
+    max,
+    mean,
+    min,
+    mm,
+    relu,
+    sigmoid,
+    sin,
+    sqrt,
+    stack,
+    sum,
+    tanh,
+    where,
+)
+from .random import manual_seed
+from .tensor import Tensor
+
+__version__ = "0.1.0"
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def numel(t):
+    return t.numel()
+
+
+def pow(input, exponent):  # noqa: A001
+    from .ops import pow as _pow
+    from .ops import rpow
+
+    return _pow(input, exponent) if isinstance(input, Tensor) else rpow(exponent, input)

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._messages import LIB
+
 PRECISION = 4
 THRESHOLD = 1000  # more elements than this are summarised
 EDGEITEMS = 3  # items kept at each end of a summarised dimension
@@ -178,11 +180,11 @@ def format_tensor(
         if values.ndim != 1:
             suffixes.append(f"size={tuple(values.shape)}")
         if dtype_name != "float32":
-            suffixes.append(f"dtype=torch.{dtype_name}")
+            suffixes.append(f"dtype={LIB}.{dtype_name}")
         body = "[]"
     else:
         if dtype_name not in _UNNAMED_DTYPES:
-            suffixes.append(f"dtype=torch.{dtype_name}")
+            suffixes.append(f"dtype={LIB}.{dtype_name}")
         summarize = values.size > THRESHOLD
         fmt = _Formatter(_shown_part(values) if summarize else values)
         body = _nested_str(values, indent, summarize, fmt)

@@ -1,0 +1,112 @@
+"""Devices and the one array-module lookup: every op asks `xp(device)` for NumPy or CuPy.
+
+"cpu" is NumPy. "cuda" is CuPy when CuPy sees a GPU. Tests can enable a stand-in "cuda"
+backed by NumPy (`standin_cuda()`), so the device logic (copies, leaves, mismatch errors,
+`numpy()` refusing) is exercised on machines without a GPU; nothing else enables it.
+"""
+
+import contextlib
+
+import numpy as np
+
+_standin_enabled = False
+_cupy = None
+_cupy_checked = False
+
+
+class device:
+    __slots__ = ("type", "index")
+
+    def __init__(self, type, index=None):  # noqa: A002 - PyTorch's argument name
+        if isinstance(type, device):
+            type, index = type.type, type.index
+        elif ":" in type:
+            type, idx = type.split(":")
+            index = int(idx)
+        if type not in ("cpu", "cuda"):
+            raise RuntimeError(
+                "Expected one of cpu, cuda device type at start of device string: " + type
+            )
+        self.type = type
+        self.index = index
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            other = device(other)
+        return isinstance(other, device) and self.type == other.type and self.index == other.index
+
+    def __hash__(self):
+        return hash((self.type, self.index))
+
+    def __str__(self):
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __repr__(self):
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
+
+
+CPU = device("cpu")
+CUDA0 = device("cuda", 0)
+
+
+def _load_cupy():
+    global _cupy, _cupy_checked
+    if not _cupy_checked:
+        _cupy_checked = True
+        try:
+            import cupy
+
+            if cupy.cuda.runtime.getDeviceCount() > 0:
+                _cupy = cupy
+        except Exception:  # no CuPy, no driver, or no GPU: CUDA is simply unavailable
+            _cupy = None
+    return _cupy
+
+
+def cuda_is_available():
+    return _standin_enabled or _load_cupy() is not None
+
+
+def canonical(dev):
+    """The tensor-side device for a user's `device=` argument (cuda means cuda:0)."""
+    if dev is None:
+        return CPU
+    d = device(dev) if not isinstance(dev, device) else dev
+    if d.type == "cpu":
+        return CPU
+    if not cuda_is_available():
+        raise AssertionError(
+            "minigrad has no CUDA device here: "
+            + ("CuPy sees no GPU" if _cupy_checked else "CuPy is not installed or sees no GPU")
+            + " (PyTorch's CPU build says: Torch not compiled with CUDA enabled)"
+        )
+    return CUDA0 if d.index in (None, 0) else d
+
+
+def xp(dev):
+    """The array module (NumPy or CuPy) that holds tensors on `dev`."""
+    if dev.type == "cpu" or _standin_enabled:
+        return np
+    return _load_cupy()
+
+
+def to_device_array(arr, dev):
+    """Copy an array of either module onto `dev`'s module."""
+    mod = xp(dev)
+    if mod is np:
+        return arr.get() if hasattr(arr, "get") and not isinstance(arr, np.ndarray) else arr
+    return mod.asarray(arr)
+
+
+@contextlib.contextmanager
+def standin_cuda():
+    """Tests only: pretend "cuda" exists, backed by NumPy."""
+    global _standin_enabled
+    previous = _standin_enabled
+    _standin_enabled = True
+    try:
+        yield
+    finally:
+        _standin_enabled = previous

@@ -1,0 +1,170 @@
+"""Every error and warning text, worded exactly as PyTorch 2.13 words it.
+
+PyTorch names itself in some messages ("torch.FloatTensor", "torch.Size"); minigrad writes its
+own name there, and the autograder sets library names aside when comparing.
+"""
+
+LIB = "minigrad"
+
+NONLEAF_GRAD_ACCESS = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+    "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+    "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+    "instead. See github.com/pytorch/pytorch/pull/30531 for more information."
+)
+REQUIRES_GRAD_NONLEAF_LONG = (
+    "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+    "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
+)
+REQUIRES_GRAD_NONLEAF_SHORT = "you can only change requires_grad flags of leaf variables."
+FACTORY_INT_REQUIRES_GRAD = "Only Tensors of floating point and complex dtype can require gradients"
+METHOD_INT_REQUIRES_GRAD = "only Tensors of floating point dtype can require gradients"
+ATTR_INT_REQUIRES_GRAD = "only Tensors of floating point and complex dtype can require gradients"
+RETAIN_GRAD_NO_GRAD = "can't retain_grad on Tensor that has requires_grad=False"
+
+IMPLICIT_GRAD_NON_SCALAR = "grad can be implicitly created only for scalar outputs"
+NO_GRAD_FN = "element {} of tensors does not require grad and does not have a grad_fn"
+SECOND_BACKWARD = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you "
+    "call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward "
+    "through the graph a second time or if you need to access saved tensors after calling "
+    "backward."
+)
+UNUSED_INPUT = (
+    "One of the differentiated Tensors appears to not have been used in the graph. "
+    "Set allow_unused=True if this is the desired behavior."
+)
+INPUT_NO_GRAD = "One of the differentiated Tensors does not require grad"
+
+
+def shape_mismatch(grad_shape, out_shape):
+    return (
+        f"Mismatch in shape: grad_output[0] has a shape of {LIB}.Size({list(grad_shape)}) and "
+        f"output[0] has a shape of {LIB}.Size({list(out_shape)})."
+    )
+
+
+def version_mismatch(type_name, shape, producer, current, expected):
+    which = f", which is output 0 of {producer}," if producer else ""
+    return (
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        f"operation: [{type_name} {list(shape)}]{which} is at version {current}; expected "
+        f"version {expected} instead. Hint: enable anomaly detection to find the operation that "
+        "failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, "
+        "check_nan=False)."
+    )
+
+
+LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+VIEW_OF_LEAF_INPLACE = (
+    "a view of a leaf Variable that requires grad is being used in an in-place operation."
+)
+NO_GRAD_VIEW_INPLACE = (
+    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
+    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
+    "your code by moving both the view and the inplace either both inside the no_grad block "
+    "(if you don't want the inplace to be tracked) or both outside (if you want the inplace to "
+    "be tracked)."
+)
+
+
+def multi_output_view_inplace(op):
+    return (
+        f"Output 0 of {op} is a view and is being modified inplace. This view is the output of a "
+        "function that returns multiple views. Such functions do not allow the output views to "
+        "be modified inplace. You should replace the inplace operation by an out-of-place one."
+    )
+
+
+DETACH_VIEW_INPLACE = (
+    "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "
+    "(DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of DDP "
+    "buckets, and hence detach_() cannot be called on these gradients. To fix this error, please "
+    "refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
+)
+
+NUMPY_REQUIRES_GRAD = (
+    "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+)
+
+
+def numpy_of_device(dev):
+    return (
+        f"can't convert {dev} device type tensor to numpy. Use Tensor.cpu() to copy the tensor "
+        "to host memory first."
+    )
+
+
+COPY_CONSTRUCT = (
+    "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+    "sourceTensor.detach().clone().requires_grad_(True), rather than {}(sourceTensor)."
+)
+SCALAR_FROM_GRAD_TENSOR = (
+    "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+    "Consider using tensor.detach() first."
+)
+ONLY_ONE_ELEMENT = "only one element tensors can be converted to Python scalars"
+CAT_ZERO_DIM = "zero-dimensional tensor (at position {}) cannot be concatenated"
+NON_WRITABLE_NUMPY = (
+    "The given NumPy array is not writable, and PyTorch does not support non-writable tensors. "
+    "This means writing to this tensor will result in undefined behavior. You may want to copy "
+    "the array to protect its data or make it writable before converting it to a tensor. This "
+    "type of warning will be suppressed for the rest of this program."
+)
+NEGATIVE_STRIDES = (
+    "At least one stride in the given numpy array is negative, and tensors with negative "
+    "strides are not currently supported. (You can probably work around this by making a copy "
+    "of your array  with array.copy().) "
+)
+
+GRAD_NOT_TENSOR = "assigned grad expected to be a Tensor or None but got grad of type {}"
+GRAD_SELF = "can't assign Variable as its own grad"
+
+
+def grad_size(got, want):
+    return (
+        f"attempting to assign a gradient of size '{list(got)}' to a tensor of size "
+        f"'{list(want)}'. Please ensure that the gradient and the tensor are the same size"
+    )
+
+
+def grad_dtype(got, want):
+    return (
+        f"attempting to assign a gradient with dtype '{got}' to a tensor with grad_dtype "
+        f"'{want}'. The gradient must match the tensor's grad_dtype (defaults to the tensor's "
+        "dtype). You can set the tensor's grad_dtype attribute with a specific dtype, or None to "
+        "allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its "
+        "gradient may break downstream systems that assume they match."
+    )
+
+
+def devices_differ(a, b):
+    # PyTorch names the CUDA device first, whichever operand it is.
+    first, second = (a, b) if a.type == "cuda" else (b, a)
+    return (
+        "Expected all tensors to be on the same device, but found at least two devices, "
+        f"{first} and {second}!"
+    )
+
+
+def mm_devices_differ(self_dev, mat2_dev):
+    kernel = "wrapper_CUDA_mm" if self_dev.type == "cuda" else "wrapper_CPU_mm"
+    return (
+        f"Expected all tensors to be on the same device, but got mat2 is on {mat2_dev}, "
+        f"different from other tensors on {self_dev} (when checking argument in method {kernel})"
+    )
+
+
+VIEW_NOT_COMPATIBLE = (
+    "view size is not compatible with input tensor's size and stride (at least one dimension "
+    "spans across two contiguous subspaces). Use .reshape(...) instead."
+)
+
+
+def cannot_cast_result(result, out):
+    return f"result type {result} can't be cast to the desired output type {out}"
+
+
+NON_LEAF_OPTIMIZE = "can't optimize a non-leaf Tensor"

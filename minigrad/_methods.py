@@ -1,0 +1,127 @@
+"""Attach the operations of ops.py to Tensor as methods and operators."""
+
+from . import _dtypes, ops
+from .tensor import Tensor
+
+
+def _swap(fn):
+    def reflected(self, other):
+        return fn(self, other)
+
+    return reflected
+
+
+_METHODS = {
+    # arithmetic
+    "add": ops.add,
+    "sub": ops.sub,
+    "mul": ops.mul,
+    "div": ops.div,
+    "pow": ops.pow,
+    "neg": ops.neg,
+    "reciprocal": ops.reciprocal,
+    "__add__": ops.add,
+    "__radd__": _swap(ops.add),
+    "__sub__": ops.sub,
+    "__rsub__": ops.rsub,
+    "__mul__": ops.mul,
+    "__rmul__": _swap(ops.mul),
+    "__truediv__": ops.div,
+    "__rtruediv__": ops.rdiv,
+    "__pow__": ops.pow,
+    "__rpow__": ops.rpow,
+    "__neg__": ops.neg,
+    "__matmul__": ops.matmul,
+    "__rmatmul__": ops.rmatmul,
+    # in-place
+    "add_": ops.add_,
+    "sub_": ops.sub_,
+    "mul_": ops.mul_,
+    "div_": ops.div_,
+    "pow_": ops.pow_,
+    "__iadd__": ops.add_,
+    "__isub__": ops.sub_,
+    "__imul__": ops.mul_,
+    "__itruediv__": ops.div_,
+    "__ipow__": ops.pow_,
+    "zero_": ops.zero_,
+    "fill_": ops.fill_,
+    "copy_": ops.copy_,
+    "clamp_": ops.clamp_,
+    "relu_": ops.relu_,
+    "exp_": ops.exp_,
+    "sigmoid_": ops.sigmoid_,
+    "tanh_": ops.tanh_,
+    "uniform_": ops.uniform_,
+    "normal_": ops.normal_,
+    "__setitem__": ops.setitem,
+    # elementwise functions
+    "exp": ops.exp,
+    "log": ops.log,
+    "sqrt": ops.sqrt,
+    "tanh": ops.tanh,
+    "sigmoid": ops.sigmoid,
+    "relu": ops.relu,
+    "abs": ops.abs,
+    "__abs__": ops.abs,
+    "sin": ops.sin,
+    "cos": ops.cos,
+    "clamp": ops.clamp,
+    # comparisons
+    "lt": ops.lt,
+    "le": ops.le,
+    "gt": ops.gt,
+    "ge": ops.ge,
+    "eq": ops.eq,
+    "ne": ops.ne,
+    "__lt__": ops.lt,
+    "__le__": ops.le,
+    "__gt__": ops.gt,
+    "__ge__": ops.ge,
+    "__eq__": ops.eq,
+    "__ne__": ops.ne,
+    # reductions
+    "sum": ops.sum,
+    "mean": ops.mean,
+    "max": ops.max,
+    "min": ops.min,
+    "argmax": ops.argmax,
+    "argmin": ops.argmin,
+    # linear algebra
+    "matmul": ops.matmul,
+    "mm": ops.mm,
+    "dot": ops.dot,
+    "mv": ops.mv,
+    # copies, dtype, device
+    "clone": ops.clone,
+    "contiguous": ops.contiguous,
+    "to": ops.to,
+    "cuda": ops.cuda,
+    "cpu": ops.cpu,
+    "float": ops._cast(_dtypes.float32),
+    "double": ops._cast(_dtypes.float64),
+    "half": ops._cast(_dtypes.float16),
+    "long": ops._cast(_dtypes.int64),
+    "int": ops._cast(_dtypes.int32),
+    "bool": ops._cast(_dtypes.bool),
+    "type_as": ops.type_as,
+    # views and indexing
+    "view": ops.view,
+    "view_as": ops.view_as,
+    "reshape": ops.reshape,
+    "flatten": ops.flatten,
+    "t": ops.t,
+    "transpose": ops.transpose,
+    "permute": ops.permute,
+    "unsqueeze": ops.unsqueeze,
+    "squeeze": ops.squeeze,
+    "expand": ops.expand,
+    "expand_as": ops.expand_as,
+    "unbind": ops.unbind,
+    "__getitem__": ops.getitem,
+}
+
+for _name, _fn in _METHODS.items():
+    setattr(Tensor, _name, _fn)
+Tensor.T = property(ops.T)
+Tensor.__hash__ = object.__hash__  # __eq__ returns a tensor; hashing stays by identity

@@ -1,0 +1,193 @@
+"""The backward pass: one iterative walk over the graph in topological order.
+
+No recursion anywhere, so a chain of a million nodes works. Gradients travel as raw arrays
+(NumPy or CuPy); they become tensors only where a user can see them (`.grad`, hooks).
+"""
+
+from .. import _messages as msg
+from . import grad_mode
+from .graph import AccumulateGrad
+
+
+def _count_dependencies(roots):
+    """How many edges lead into each node reachable from `roots`."""
+    deps = {}
+    seen = set()
+    stack = [n for n in roots if n is not None]
+    for n in stack:
+        seen.add(n)
+    while stack:
+        node = stack.pop()
+        for nxt, _ in node.next_functions:
+            if nxt is None:
+                continue
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return deps
+
+
+def _add(a, b):
+    return b if a is None else (a if b is None else a + b)
+
+
+def run_backward(roots, root_grads, retain_graph, capture=None):
+    """Propagate `root_grads` (arrays) from the `roots` edges through the graph.
+
+    `capture` maps nodes to a slot index: their incoming gradient is returned instead of being
+    accumulated (this is how `autograd.grad` reads gradients without touching `.grad`).
+    """
+    deps = _count_dependencies([node for node, _ in roots])
+    buffers = {}
+    for (node, nr), g in zip(roots, root_grads):
+        if node is None:
+            continue
+        buf = buffers.setdefault(node, [None] * node.n_outputs)
+        buf[nr] = _add(buf[nr], g)
+    ready = [node for node, _ in roots if node is not None and deps.get(node, 0) == 0]
+    ready = list(dict.fromkeys(ready))
+    captured = {}
+    with grad_mode.no_grad():
+        while ready:
+            node = ready.pop()
+            grads = buffers.pop(node)
+            if node._hooks or node._retained:
+                grads = _run_tensor_hooks(node, grads)
+            if capture is not None and node in capture:
+                captured[node] = grads[0]
+                out = (None,) * len(node.next_functions)
+            elif type(node) is AccumulateGrad:
+                if capture is None and grads[0] is not None:
+                    node.apply(grads[0])
+                out = ()
+            else:
+                out = node.apply(*grads)
+                if not retain_graph:
+                    node.release()
+            for (nxt, nr), g in zip(node.next_functions, out):
+                if nxt is None:
+                    continue
+                if g is not None:
+                    buf = buffers.get(nxt)
+                    if buf is None:
+                        buf = buffers[nxt] = [None] * nxt.n_outputs
+                    buf[nr] = _add(buf[nr], g)
+                left = deps[nxt] - 1
+                deps[nxt] = left
+                if left == 0:
+                    if nxt in buffers:
+                        ready.append(nxt)
+                    else:
+                        _skip_branch(nxt, deps, buffers, ready)
+    return captured
+
+
+def _skip_branch(node, deps, buffers, ready):
+    """A node that received no gradient at all: release its inputs' dependency counts."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        for nxt, _ in n.next_functions:
+            if nxt is None:
+                continue
+            deps[nxt] -= 1
+            if deps[nxt] == 0:
+                (ready.append(nxt) if nxt in buffers else stack.append(nxt))
+
+
+def _run_tensor_hooks(node, grads):
+    from ..tensor import Tensor
+
+    grads = list(grads)
+    for nr, hook in node._hooks or ():
+        if grads[nr] is None:
+            continue
+        result = hook(Tensor._wrap(grads[nr]))
+        if result is not None:
+            grads[nr] = result._data
+    for nr, t in node._retained or ():
+        if grads[nr] is not None:
+            t._accumulate(grads[nr], retained=True)
+    return grads
+
+
+def check_roots(tensors, grad_tensors):
+    """PyTorch's checks on what backward starts from, in PyTorch's order."""
+    from ..tensor import Tensor
+
+    grads = []
+    for i, (t, g) in enumerate(zip(tensors, grad_tensors)):
+        if not t.requires_grad:
+            raise RuntimeError(msg.NO_GRAD_FN.format(i))
+        if g is None:
+            if t._data.size != 1:
+                raise RuntimeError(msg.IMPLICIT_GRAD_NON_SCALAR)
+            grads.append(t._xp.ones(t._data.shape, dtype=t._data.dtype))
+        else:
+            if not isinstance(g, Tensor):
+                g = Tensor._wrap(t._xp.asarray(g, dtype=t._data.dtype))
+            if tuple(g.shape) != tuple(t.shape):
+                raise RuntimeError(msg.shape_mismatch(g.shape, t.shape))
+            grads.append(g._data.astype(t._data.dtype, copy=False))
+    return grads
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    from ..tensor import Tensor
+
+    if isinstance(tensors, Tensor):
+        tensors = [tensors]
+    tensors = list(tensors)
+    if grad_tensors is None:
+        grad_tensors = [None] * len(tensors)
+    elif isinstance(grad_tensors, Tensor):
+        grad_tensors = [grad_tensors]
+    if create_graph:
+        raise NotImplementedError("minigrad computes first-order gradients only")
+    grads = check_roots(tensors, grad_tensors)
+    run_backward([t._edge() for t in tensors], grads, bool(retain_graph))
+
+
+def grad(
+    outputs,
+    inputs,
+    grad_outputs=None,
+    retain_graph=None,
+    create_graph=False,
+    allow_unused=None,
+    materialize_grads=False,
+):
+    """Gradients of `outputs` with respect to `inputs`, returned, not accumulated."""
+    from ..tensor import Tensor
+
+    outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
+    single = isinstance(inputs, Tensor)
+    inputs = [inputs] if single else list(inputs)
+    if grad_outputs is None:
+        grad_outputs = [None] * len(outputs)
+    elif isinstance(grad_outputs, Tensor):
+        grad_outputs = [grad_outputs]
+    if create_graph:
+        raise NotImplementedError("minigrad computes first-order gradients only")
+    for t in inputs:
+        if not t.requires_grad:
+            raise RuntimeError(msg.INPUT_NO_GRAD)
+    grads = check_roots(outputs, grad_outputs)
+    targets = [t._edge()[0] for t in inputs]
+    captured = run_backward(
+        [t._edge() for t in outputs], grads, bool(retain_graph), capture=set(targets)
+    )
+    result = []
+    for t, node in zip(inputs, targets):
+        g = captured.get(node)
+        if g is None:
+            if not (allow_unused or materialize_grads):
+                raise RuntimeError(msg.UNUSED_INPUT)
+            result.append(t._xp.zeros_like(t._data) if materialize_grads else None)
+            continue
+        result.append(g)
+    return tuple(
+        None if g is None else Tensor._wrap(g.astype(t._data.dtype, copy=False))
+        for g, t in zip(result, inputs)
+    )

@@ -1,0 +1,68 @@
+"""Grad mode: whether operations record a graph (`no_grad`, `enable_grad`, `set_grad_enabled`)."""
+
+import functools
+
+_enabled = True
+
+
+def is_grad_enabled():
+    return _enabled
+
+
+def _set(mode):
+    global _enabled
+    _enabled = bool(mode)
+
+
+class _GradModeContext:
+    """Base for the context managers; each also works as a decorator, as in PyTorch."""
+
+    _mode = True
+
+    def __enter__(self):
+        self._previous = _enabled
+        _set(self._mode)
+        return None
+
+    def __exit__(self, *exc):
+        _set(self._previous)
+        return False
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self.__class__():
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+
+class no_grad(_GradModeContext):
+    _mode = False
+
+
+class enable_grad(_GradModeContext):
+    _mode = True
+
+
+class set_grad_enabled(_GradModeContext):
+    """Sets the mode at once (usable as a plain call) and restores it on exit."""
+
+    def __init__(self, mode):
+        self._previous = _enabled
+        self._mode = bool(mode)
+        _set(mode)
+
+    def __enter__(self):
+        return None
+
+    def __call__(self, fn):
+        mode = self._mode
+        _set(self._previous)  # as a decorator it must not change the mode now
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with set_grad_enabled(mode):
+                return fn(*args, **kwargs)
+
+        return wrapper

@@ -1,0 +1,148 @@
+"""Graph nodes: the `grad_fn` objects, their saved tensors, and leaf accumulation.
+
+A node's `next_functions` is a tuple of `(node or None, output_nr)` edges, exactly as in PyTorch.
+`apply(*grads)` maps the gradients of the node's outputs to gradients of its inputs (arrays of
+the tensors' array module, or None), one per edge. Nodes that saved tensors check their
+versions before use and refuse to run once `backward()` freed them.
+"""
+
+import re
+import weakref
+
+from .. import _messages as msg
+
+_SUFFIX = re.compile(r"Backward\d*$")
+
+
+class Saved:
+    """A tensor (or scalar) a node keeps for backward, with the version it had then.
+
+    A node's own output is kept by its data, version counter and a weak reference, not by the
+    tensor itself: the tensor holds the node as `grad_fn`, and a strong link back would make a
+    cycle that outlives `backward()`.
+    """
+
+    __slots__ = ("tensor_ref", "data", "counter", "version", "is_output", "type_name")
+
+    def __init__(self, tensor, is_output=False):
+        self.data = tensor._data
+        self.counter = tensor._version_counter
+        self.version = self.counter.value
+        self.is_output = is_output
+        self.tensor_ref = weakref.ref(tensor) if is_output else tensor
+        self.type_name = tensor.type()
+
+    @property
+    def tensor(self):
+        return self.tensor_ref() if self.is_output else self.tensor_ref
+
+
+class Node:
+    __slots__ = ("next_functions", "_saved", "_freed", "_retained", "_hooks", "__weakref__")
+    n_outputs = 1
+
+    def __init__(self, next_functions):
+        self.next_functions = next_functions
+        self._saved = None
+        self._freed = False
+        self._retained = None  # [(output_nr, tensor)] whose .grad this node fills
+        self._hooks = None  # [(output_nr, hook)] run on the incoming gradient
+
+    def name(self):
+        return type(self).__name__
+
+    def __repr__(self):
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+    @property
+    def metadata(self):
+        return {}
+
+    # -- saved tensors -------------------------------------------------------------------
+    def save(node, /, **values):
+        """Keep tensors for backward (scalars too: PyTorch frees wrapped scalars alike)."""
+        node._saved = {
+            k: (Saved(v) if hasattr(v, "_version_counter") else v) for k, v in values.items()
+        }
+
+    def save_output(self, name, tensor):
+        if self._saved is None:
+            self._saved = {}
+        self._saved[name] = Saved(tensor, is_output=True)
+
+    def unpack(self):
+        """The saved values, checked: freed graphs and in-place changes raise here."""
+        if self._freed:
+            raise RuntimeError(msg.SECOND_BACKWARD)
+        out = {}
+        for key, s in (self._saved or {}).items():
+            if isinstance(s, Saved):
+                if s.counter.value != s.version:
+                    raise RuntimeError(self._version_error(s))
+                out[key] = s.data
+            else:
+                out[key] = s
+        return out
+
+    def _version_error(self, s):
+        node = self if s.is_output else s.tensor.grad_fn
+        producer = producer_name(node) if node is not None else None
+        return msg.version_mismatch(s.type_name, s.data.shape, producer, s.counter.value, s.version)
+
+    def release(self):
+        if self._saved is not None:
+            self._saved = None
+            self._freed = True
+
+    def __getattr__(self, name):
+        # PyTorch exposes saved values as `_saved_<name>` attributes.
+        if name.startswith("_saved_") and name != "_saved_versions":
+            saved = object.__getattribute__(self, "_saved")
+            if object.__getattribute__(self, "_freed"):
+                raise RuntimeError(msg.SECOND_BACKWARD)
+            key = name[len("_saved_") :]
+            if saved and key in saved:
+                s = saved[key]
+                return s.tensor if isinstance(s, Saved) else s
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __dir__(self):
+        names = list(super().__dir__())
+        if self._saved:
+            names += ["_saved_" + k for k in self._saved]
+        return names
+
+    @property
+    def _saved_versions(self):
+        return {k: s.version for k, s in (self._saved or {}).items() if isinstance(s, Saved)}
+
+    def register_hook(self, fn):
+        raise NotImplementedError("node hooks are outside the course subset")
+
+
+def producer_name(node):
+    """How PyTorch names a node inside the version-error message ("Add", "...CopySlices")."""
+    return _SUFFIX.sub("", node.name())
+
+
+class AccumulateGrad(Node):
+    """The sink of a leaf that requires grad: adds incoming gradients into `variable.grad`."""
+
+    __slots__ = ("_variable_ref",)
+
+    def __init__(self, variable):
+        super().__init__(())
+        self._variable_ref = weakref.ref(variable)
+
+    @property
+    def variable(self):
+        return self._variable_ref()
+
+    def name(self):
+        return f"{msg.LIB}::autograd::AccumulateGrad"
+
+    def apply(self, grad):
+        leaf = self.variable
+        if leaf is not None:
+            leaf._accumulate(grad)
+        return ()

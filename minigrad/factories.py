@@ -1,0 +1,217 @@
+"""Creating tensors: `tensor`, `from_numpy`, `as_tensor`, `zeros`, ... and the legacy types.
+
+Every factory makes a leaf. `tensor()` always copies (and copies values out of any graph);
+`from_numpy()` and `as_tensor()` of a matching ndarray share memory.
+"""
+
+import builtins
+
+import numpy as np
+
+from . import _dtypes
+from . import _messages as msg
+from ._device import CPU, canonical, to_device_array
+from ._size import normalize_size
+from ._warnings import warn
+from .random import generator
+from .tensor import Tensor
+
+
+def _finish(data, device, dtype, requires_grad):
+    dev = canonical(device)
+    data = to_device_array(data, dev)
+    out = Tensor._make(data, dev, dtype or _dtypes._BY_NP[data.dtype])
+    if requires_grad:
+        if not out._dtype.is_floating_point:
+            raise RuntimeError(msg.FACTORY_INT_REQUIRES_GRAD)
+        out._requires_grad = True
+    return out
+
+
+def _infer_dtype(values):
+    """PyTorch's dtype for nested Python data: any float -> float32, ints -> int64."""
+    kinds = set()
+    stack = [values]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, (list, tuple)):
+            stack.extend(v)
+        elif isinstance(v, (builtins.bool, np.bool_)):
+            kinds.add(0)
+        elif isinstance(v, (builtins.int, np.integer)):
+            kinds.add(1)
+        elif isinstance(v, Tensor):
+            kinds.add(_dtypes.category(v._dtype))
+        else:
+            kinds.add(2)
+    top = builtins.max(kinds) if kinds else 2
+    return {0: _dtypes.bool, 1: _dtypes.int64, 2: _dtypes.float32}[top]
+
+
+def _to_python(values):
+    """Nested lists with any tensors inside replaced by their Python scalars."""
+    if isinstance(values, (list, tuple)):
+        return [_to_python(v) for v in values]
+    if isinstance(values, Tensor):
+        return values._scalar(warn_if_grad=True)
+    return values
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    if isinstance(data, Tensor):
+        warn(msg.COPY_CONSTRUCT.format(f"{msg.LIB}.tensor"))
+        src = data.detach()
+        arr = src._data.astype((dtype or src._dtype).np, copy=True)
+        if device is None:
+            device = src._device
+        return _finish(arr, device, dtype or src._dtype, requires_grad)
+    if isinstance(data, np.ndarray):
+        target = dtype or _dtypes.from_numpy_dtype(data.dtype)
+        return _finish(np.array(data, dtype=target.np, copy=True), device, target, requires_grad)
+    if hasattr(data, "__cuda_array_interface__"):
+        arr = data.copy()
+        return _finish(arr, device or "cuda", dtype, requires_grad)
+    target = dtype or _infer_dtype(data)
+    arr = np.array(_to_python(data), dtype=target.np)
+    return _finish(arr, device, target, requires_grad)
+
+
+def from_numpy(array):
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+    if builtins.any(s < 0 for s in array.strides):
+        raise ValueError(msg.NEGATIVE_STRIDES)
+    if not array.flags.writeable:
+        warn(msg.NON_WRITABLE_NUMPY, once_key="non-writable-numpy")
+    return Tensor._make(array, CPU, _dtypes.from_numpy_dtype(array.dtype))
+
+
+def as_tensor(data, dtype=None, device=None):
+    if isinstance(data, Tensor):
+        return data.to(*(x for x in (device, dtype) if x is not None))
+    if isinstance(data, np.ndarray) and (dtype is None or dtype.np == data.dtype):
+        if device is None or canonical(device).type == "cpu":
+            return from_numpy(data)
+    return tensor(data, dtype=dtype, device=device)
+
+
+def _filled(fill, size, dtype, device, requires_grad):
+    shape = normalize_size(size)
+    dtype = dtype or _dtypes.float32
+    return _finish(np.full(shape, fill, dtype=dtype.np), device, dtype, requires_grad)
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False):
+    return _filled(0, size, dtype, device, requires_grad)
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False):
+    return _filled(1, size, dtype, device, requires_grad)
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False):
+    # Uninitialised in PyTorch; zeros here, so nothing depends on garbage.
+    return _filled(0, size, dtype, device, requires_grad)
+
+
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    if dtype is None:
+        dtype = _infer_dtype([fill_value])
+    return _filled(fill_value, (size,), dtype, device, requires_grad)
+
+
+def _like(fill):
+    def like(input, *, dtype=None, device=None, requires_grad=False):  # noqa: A002
+        return _filled(
+            fill, (input.shape,), dtype or input.dtype, device or input.device, requires_grad
+        )
+
+    return like
+
+
+zeros_like = _like(0)
+ones_like = _like(1)
+
+
+def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
+    dtype = dtype or _dtypes.float32
+    return _finish(np.eye(n, m, dtype=dtype.np), device, dtype, requires_grad)
+
+
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+    if end is None:
+        start, end = 0, start
+    if dtype is None:
+        dtype = _infer_dtype([start, end, step])
+    return _finish(np.arange(start, end, step).astype(dtype.np), device, dtype, requires_grad)
+
+
+def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
+    dtype = dtype or _dtypes.float32
+    return _finish(np.linspace(start, end, steps).astype(dtype.np), device, dtype, requires_grad)
+
+
+def rand(*size, dtype=None, device=None, requires_grad=False):
+    dtype = dtype or _dtypes.float32
+    data = generator().random(normalize_size(size)).astype(dtype.np)
+    return _finish(data, device, dtype, requires_grad)
+
+
+def randn(*size, dtype=None, device=None, requires_grad=False):
+    dtype = dtype or _dtypes.float32
+    data = generator().standard_normal(normalize_size(size)).astype(dtype.np)
+    return _finish(data, device, dtype, requires_grad)
+
+
+def legacy_construct(cls, dtype, args, kwargs):
+    """`Tensor(...)`/`FloatTensor(...)`: from data, from a size, or an alias of a tensor."""
+    device = kwargs.pop("device", None)
+    if kwargs:
+        raise TypeError(f"new() received an invalid combination of arguments: {kwargs}")
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        return _alias(args[0])
+    if args and builtins.all(isinstance(a, (builtins.int, np.integer)) for a in args):
+        return _finish(np.zeros(tuple(args), dtype=dtype.np), device, dtype, False)
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        return _finish(np.array(_to_python(args[0]), dtype=dtype.np), device, dtype, False)
+    if len(args) == 1 and isinstance(args[0], np.ndarray):
+        return _finish(args[0].astype(dtype.np, copy=True), device, dtype, False)
+    if not args:
+        return _finish(np.zeros((0,), dtype=dtype.np), device, dtype, False)
+    raise TypeError(f"new() received an invalid combination of arguments: {args}")
+
+
+def _alias(src):
+    from . import functions as F
+    from .ops import _needs_grad
+
+    out = Tensor._make(src._data, src._device, src._dtype)
+    out._version_counter = src._version_counter
+    if _needs_grad(src):
+        out._grad_fn = F.AliasBackward0((src._edge(),))
+    return out
+
+
+class _LegacyTensorType(type):
+    """`FloatTensor` and friends: callable like constructors, usable in isinstance()."""
+
+    def __call__(cls, *args, **kwargs):
+        return legacy_construct(Tensor, cls.dtype, args, kwargs)
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, Tensor) and obj.dtype is cls.dtype and obj.device.type == "cpu"
+
+    def __repr__(cls):
+        return f"<class '{msg.LIB}.{cls.__name__}'>"
+
+
+def _legacy_type(name, dtype):
+    return _LegacyTensorType(name, (), {"dtype": dtype})
+
+
+FloatTensor = _legacy_type("FloatTensor", _dtypes.float32)
+DoubleTensor = _legacy_type("DoubleTensor", _dtypes.float64)
+LongTensor = _legacy_type("LongTensor", _dtypes.int64)
+IntTensor = _legacy_type("IntTensor", _dtypes.int32)
+BoolTensor = _legacy_type("BoolTensor", _dtypes.bool)
+HalfTensor = _legacy_type("HalfTensor", _dtypes.float16)

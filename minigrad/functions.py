@@ -1,0 +1,690 @@
+"""One small class per differentiable operation, named exactly as PyTorch names the node.
+
+Each `apply` takes the gradient of the node's output(s) and returns one gradient per edge in
+`next_functions` (None where that input needs none). Gradients are raw arrays; `xp` is the
+array module of the arrays involved, so no node knows whether it runs on NumPy or CuPy.
+"""
+
+import numpy as np
+
+from .autograd.graph import Node
+
+
+def array_module(a):
+    """NumPy or CuPy, whichever holds `a`."""
+    if type(a).__module__.startswith("cupy"):
+        import cupy
+
+        return cupy
+    return np
+
+
+def unbroadcast(g, shape, dtype=None):
+    """Sum a broadcast gradient back down to `shape` (and cast it to the input's dtype)."""
+    if g.shape != tuple(shape):
+        extra = g.ndim - len(shape)
+        axes = tuple(range(extra)) + tuple(
+            i + extra for i, n in enumerate(shape) if n == 1 and g.shape[i + extra] != 1
+        )
+        g = g.sum(axis=axes).reshape(shape)
+    if dtype is not None and g.dtype != dtype:
+        g = g.astype(dtype)
+    return g
+
+
+class _Binary(Node):
+    """Elementwise op of two operands; remembers their shapes and dtypes to reduce grads."""
+
+    def __init__(self, edges, a_meta, b_meta):
+        super().__init__(edges)
+        self.a_meta = a_meta  # (shape, np dtype) or None for a Python scalar
+        self.b_meta = b_meta
+
+    def _out(self, ga, gb):
+        na, nb = self.next_functions[0][0], self.next_functions[1][0]
+        ra = unbroadcast(ga, *self.a_meta) if na is not None and ga is not None else None
+        rb = unbroadcast(gb, *self.b_meta) if nb is not None and gb is not None else None
+        return ra, rb
+
+
+class AddBackward0(_Binary):
+    def __init__(self, edges, a_meta, b_meta, alpha=1):
+        super().__init__(edges, a_meta, b_meta)
+        self.alpha = alpha
+
+    def apply(self, g):
+        return self._out(g, g * self.alpha if self.alpha != 1 else g)
+
+
+class SubBackward0(AddBackward0):
+    def apply(self, g):
+        return self._out(g, -g * self.alpha if self.alpha != 1 else -g)
+
+
+class RsubBackward1(Node):
+    def __init__(self, edges, alpha=1):
+        super().__init__(edges)
+        self.alpha = alpha
+
+    def apply(self, g):
+        return (-g * self.alpha,)
+
+
+class MulBackward0(_Binary):
+    def apply(self, g):
+        s = self.unpack()
+        ga = g * s["other"] if self.next_functions[0][0] is not None else None
+        gb = g * s["self"] if self.next_functions[1][0] is not None else None
+        return self._out(ga, gb)
+
+
+class DivBackward0(_Binary):
+    def apply(self, g):
+        s = self.unpack()
+        other = s["other"]
+        ga = g / other if self.next_functions[0][0] is not None else None
+        gb = -g * s["self"] / (other * other) if self.next_functions[1][0] is not None else None
+        return self._out(ga, gb)
+
+
+class PowBackward0(Node):
+    """tensor ** scalar."""
+
+    def __init__(self, edges, exponent):
+        super().__init__(edges)
+        self.exponent = exponent
+
+    def apply(self, g):
+        x = self.unpack()["self"]
+        e = self.exponent
+        if e == 0:
+            return (g * 0,)
+        return ((g * e * x ** (e - 1)).astype(x.dtype, copy=False),)
+
+
+class PowBackward1(_Binary):
+    """tensor ** tensor."""
+
+    def apply(self, g):
+        xp = array_module(g)
+        s = self.unpack()
+        x, e, result = s["self"], s["exponent"], s["result"]
+        ga = gb = None
+        if self.next_functions[0][0] is not None:
+            ga = g * e * xp.where(e == 0, 1.0, x ** (e - 1)).astype(g.dtype, copy=False)
+            ga = xp.where(e == 0, 0.0, ga).astype(g.dtype, copy=False)
+        if self.next_functions[1][0] is not None:
+            with _quiet(xp):
+                gb = g * xp.where((x == 0) & (e >= 0), 0.0, result * xp.log(x))
+            gb = gb.astype(g.dtype, copy=False)
+        return self._out(ga, gb)
+
+
+class PowBackward2(Node):
+    """scalar ** tensor."""
+
+    def __init__(self, edges, base):
+        super().__init__(edges)
+        self.base = base
+
+    def apply(self, g):
+        xp = array_module(g)
+        result = self.unpack()["result"]
+        log_base = float(xp.log(self.base)) if self.base > 0 else float("nan")
+        return ((g * result * log_base).astype(g.dtype, copy=False),)
+
+
+def _quiet(xp):
+    return xp.errstate(divide="ignore", invalid="ignore")
+
+
+class NegBackward0(Node):
+    def apply(self, g):
+        return (-g,)
+
+
+class ReciprocalBackward0(Node):
+    def apply(self, g):
+        r = self.unpack()["result"]
+        return (-g * r * r,)
+
+
+class ExpBackward0(Node):
+    def apply(self, g):
+        return (g * self.unpack()["result"],)
+
+
+class LogBackward0(Node):
+    def apply(self, g):
+        return (g / self.unpack()["self"],)
+
+
+class SqrtBackward0(Node):
+    def apply(self, g):
+        with _quiet(array_module(g)):
+            return (g / (2 * self.unpack()["result"]),)
+
+
+class TanhBackward0(Node):
+    def apply(self, g):
+        r = self.unpack()["result"]
+        return (g * (1 - r * r),)
+
+
+class SigmoidBackward0(Node):
+    def apply(self, g):
+        r = self.unpack()["result"]
+        return (g * r * (1 - r),)
+
+
+class ReluBackward0(Node):
+    def apply(self, g):
+        return (g * (self.unpack()["result"] > 0),)
+
+
+class AbsBackward0(Node):
+    def apply(self, g):
+        xp = array_module(g)
+        return (g * xp.sign(self.unpack()["self"]),)
+
+
+class SinBackward0(Node):
+    def apply(self, g):
+        return (g * array_module(g).cos(self.unpack()["self"]),)
+
+
+class CosBackward0(Node):
+    def apply(self, g):
+        return (-g * array_module(g).sin(self.unpack()["self"]),)
+
+
+class ClampBackward1(Node):
+    def __init__(self, edges, lo, hi):
+        super().__init__(edges)
+        self.lo, self.hi = lo, hi
+
+    def apply(self, g):
+        x = self.unpack()["self"]
+        keep = g.dtype.type(1)
+        mask = keep
+        if self.lo is not None:
+            mask = mask * (x >= self.lo)
+        if self.hi is not None:
+            mask = mask * (x <= self.hi)
+        return (g * mask,)
+
+
+class SoftplusBackward0(Node):
+    def __init__(self, edges, beta, threshold):
+        super().__init__(edges)
+        self.beta, self.threshold = beta, threshold
+
+    def apply(self, g):
+        xp = array_module(g)
+        x = self.unpack()["self"]
+        z = x * self.beta
+        with _quiet(xp):
+            sig = 1 / (1 + xp.exp(-z))
+        return ((g * xp.where(z > self.threshold, 1.0, sig)).astype(g.dtype, copy=False),)
+
+
+# -- reductions ----------------------------------------------------------------------------
+
+
+class SumBackward0(Node):
+    def __init__(self, edges, shape):
+        super().__init__(edges)
+        self.shape = shape
+
+    def apply(self, g):
+        return (array_module(g).broadcast_to(g, self.shape),)
+
+
+class SumBackward1(Node):
+    def __init__(self, edges, shape, dims, keepdim):
+        super().__init__(edges)
+        self.shape, self.dims, self.keepdim = shape, dims, keepdim
+
+    def _expand(self, g):
+        xp = array_module(g)
+        if not self.keepdim:
+            g = xp.expand_dims(g, self.dims)
+        return xp.broadcast_to(g, self.shape)
+
+    def apply(self, g):
+        return (self._expand(g),)
+
+
+class MeanBackward0(SumBackward0):
+    def apply(self, g):
+        n = max(1, _prod(self.shape))
+        return (array_module(g).broadcast_to(g / n, self.shape),)
+
+
+class MeanBackward1(SumBackward1):
+    def apply(self, g):
+        n = _prod([self.shape[d] for d in self.dims])
+        return (self._expand(g / n),)
+
+
+def _prod(xs):
+    out = 1
+    for x in xs:
+        out *= x
+    return out
+
+
+class MaxBackward1(Node):
+    """Full reduction max/min: the gradient is shared evenly among tied extremes."""
+
+    def apply(self, g):
+        s = self.unpack()
+        x, result = s["self"], s["result"]
+        mask = x == result
+        return (mask * (g / mask.sum()),)
+
+
+class MinBackward1(MaxBackward1):
+    pass
+
+
+class MaxBackward0(Node):
+    """max/min along a dim: the gradient goes to the selected index."""
+
+    def __init__(self, edges, shape, dim, keepdim):
+        super().__init__(edges)
+        self.shape, self.dim, self.keepdim = shape, dim, keepdim
+
+    def apply(self, g):
+        xp = array_module(g)
+        idx = self.unpack()["indices"]
+        if not self.keepdim:
+            g = xp.expand_dims(g, self.dim)
+            idx = xp.expand_dims(idx, self.dim)
+        out = xp.zeros(self.shape, dtype=g.dtype)
+        xp.put_along_axis(out, idx, g, axis=self.dim)
+        return (out,)
+
+
+class MinBackward0(MaxBackward0):
+    pass
+
+
+# -- linear algebra ------------------------------------------------------------------------
+
+
+class MmBackward0(Node):
+    def apply(self, g):
+        s = self.unpack()
+        ga = g @ s["mat2"].T if self.next_functions[0][0] is not None else None
+        gb = s["self"].T @ g if self.next_functions[1][0] is not None else None
+        return ga, gb
+
+
+class AddmmBackward0(Node):
+    """bias + mat1 @ mat2 (nn.Linear on a batch)."""
+
+    def __init__(self, edges, bias_meta):
+        super().__init__(edges)
+        self.bias_meta = bias_meta
+
+    def apply(self, g):
+        s = self.unpack()
+        gbias = unbroadcast(g, *self.bias_meta) if self.next_functions[0][0] is not None else None
+        g1 = g @ s["mat2"].T if self.next_functions[1][0] is not None else None
+        g2 = s["mat1"].T @ g if self.next_functions[2][0] is not None else None
+        return gbias, g1, g2
+
+
+class DotBackward0(Node):
+    def apply(self, g):
+        s = self.unpack()
+        ga = g * s["tensor"] if self.next_functions[0][0] is not None else None
+        gb = g * s["self"] if self.next_functions[1][0] is not None else None
+        return ga, gb
+
+
+class MvBackward0(Node):
+    def apply(self, g):
+        xp = array_module(g)
+        s = self.unpack()
+        ga = xp.outer(g, s["vec"]) if self.next_functions[0][0] is not None else None
+        gb = s["self"].T @ g if self.next_functions[1][0] is not None else None
+        return ga, gb
+
+
+class UnsafeViewBackward0(Node):
+    """Batched matmul (the node PyTorch leaves on top of bmm) or a copying reshape."""
+
+    def __init__(self, edges, shape, a_meta=None, b_meta=None):
+        super().__init__(edges)
+        self.shape, self.a_meta, self.b_meta = shape, a_meta, b_meta
+
+    def apply(self, g):
+        if self.a_meta is None:  # reshape that had to copy
+            return (g.reshape(self.shape),)
+        xp = array_module(g)
+        s = self.unpack()
+        a, b = s["self"], s["other"]
+        ga = gb = None
+        if self.next_functions[0][0] is not None:
+            ga = unbroadcast(g @ xp.swapaxes(b, -1, -2), *self.a_meta)
+        if self.next_functions[1][0] is not None:
+            gb = unbroadcast(xp.swapaxes(a, -1, -2) @ g, *self.b_meta)
+        return ga, gb
+
+
+# -- copies, dtype and device --------------------------------------------------------------
+
+
+class CloneBackward0(Node):
+    def apply(self, g):
+        return (g,)
+
+
+class AliasBackward0(CloneBackward0):
+    pass
+
+
+class ToCopyBackward0(Node):
+    """A copy across dtype and/or device: the gradient returns in the source's."""
+
+    def __init__(self, edges, src_dtype, src_device):
+        super().__init__(edges)
+        self.src_dtype, self.src_device = src_dtype, src_device
+
+    def apply(self, g):
+        from ._device import to_device_array
+
+        return (to_device_array(g, self.src_device).astype(self.src_dtype.np, copy=False),)
+
+
+class CopyBackwards(Node):
+    """`dst.copy_(src)`: dst's old values get no gradient; src gets it, reduced and cast."""
+
+    def __init__(self, edges, src_meta, src_device):
+        super().__init__(edges)
+        self.src_meta, self.src_device = src_meta, src_device
+
+    def apply(self, g):
+        from ._device import to_device_array
+
+        xp = array_module(g)
+        gsrc = None
+        if self.next_functions[1][0] is not None:
+            gsrc = unbroadcast(to_device_array(g, self.src_device), *self.src_meta)
+        return xp.zeros_like(g), gsrc
+
+
+class ZeroBackward0(Node):
+    def apply(self, g):
+        return (array_module(g).zeros_like(g),)
+
+
+class FillBackward0(ZeroBackward0):
+    pass
+
+
+class NormalBackward0(ZeroBackward0):
+    pass
+
+
+class UniformBackward0(ZeroBackward0):
+    pass
+
+
+# -- views ---------------------------------------------------------------------------------
+
+
+class _ViewOf(Node):
+    """A view: the gradient is scattered back into the region of the input it shows."""
+
+    def __init__(self, edges, in_shape, in_dtype, view_fn):
+        super().__init__(edges)
+        self.in_shape, self.in_dtype, self.view_fn = in_shape, in_dtype, view_fn
+
+    def apply(self, g):
+        xp = array_module(g)
+        out = xp.zeros(self.in_shape, dtype=g.dtype)
+        self.view_fn(out)[...] = g
+        return (out,)
+
+
+class SelectBackward0(_ViewOf):
+    pass
+
+
+class SliceBackward0(_ViewOf):
+    pass
+
+
+class AsStridedBackward0(_ViewOf):
+    pass
+
+
+class DiagonalBackward0(_ViewOf):
+    pass
+
+
+class _Reshaping(Node):
+    """Views that only rearrange elements: the gradient is rearranged back."""
+
+    def __init__(self, edges, in_shape, back):
+        super().__init__(edges)
+        self.in_shape, self.back = in_shape, back
+
+    def apply(self, g):
+        return (self.back(g),)
+
+
+class ViewBackward0(_Reshaping):
+    pass
+
+
+class UnsqueezeBackward0(_Reshaping):
+    pass
+
+
+class SqueezeBackward0(_Reshaping):
+    pass
+
+
+class SqueezeBackward1(_Reshaping):
+    pass
+
+
+class TBackward0(_Reshaping):
+    pass
+
+
+class TransposeBackward0(_Reshaping):
+    pass
+
+
+class PermuteBackward0(_Reshaping):
+    pass
+
+
+class ExpandBackward0(Node):
+    def __init__(self, edges, in_shape):
+        super().__init__(edges)
+        self.in_shape = in_shape
+
+    def apply(self, g):
+        return (unbroadcast(g, self.in_shape),)
+
+
+class IndexBackward0(Node):
+    """Advanced indexing copies; repeated indices add up their gradients."""
+
+    def __init__(self, edges, in_shape, index):
+        super().__init__(edges)
+        self.in_shape = in_shape
+        self.save(indices=index)
+
+    def apply(self, g):
+        xp = array_module(g)
+        index = self.unpack()["indices"]
+        out = xp.zeros(self.in_shape, dtype=g.dtype)
+        xp.add.at(out, index, g)
+        return (out,)
+
+
+class UnbindBackward0(Node):
+    """unbind (also behind `for row in t`): one output per slice along `dim`."""
+
+    def __init__(self, edges, in_shape, dim, n):
+        super().__init__(edges)
+        self.in_shape, self.dim = in_shape, dim
+        self.n_outputs = n
+
+    def apply(self, *grads):
+        xp = array_module(next(g for g in grads if g is not None))
+        dtype = next(g for g in grads if g is not None).dtype
+        parts = [
+            xp.zeros(self.in_shape[: self.dim] + self.in_shape[self.dim + 1 :], dtype=dtype)
+            if g is None
+            else g
+            for g in grads
+        ]
+        return (xp.stack(parts, axis=self.dim),)
+
+
+class StackBackward0(Node):
+    def __init__(self, edges, dim, metas):
+        super().__init__(edges)
+        self.dim, self.metas = dim, metas
+
+    def apply(self, g):
+        xp = array_module(g)
+        return tuple(
+            xp.take(g, i, axis=self.dim).astype(dt, copy=False) if nf[0] is not None else None
+            for i, (nf, (_, dt)) in enumerate(zip(self.next_functions, self.metas))
+        )
+
+
+class CatBackward0(Node):
+    def __init__(self, edges, dim, metas):
+        super().__init__(edges)
+        self.dim, self.metas = dim, metas
+
+    def apply(self, g):
+        xp = array_module(g)
+        out, start = [], 0
+        for (node, _), (shape, dt) in zip(self.next_functions, self.metas):
+            n = shape[self.dim]
+            if node is not None:
+                part = xp.take(g, xp.arange(start, start + n), axis=self.dim)
+                out.append(part.astype(dt, copy=False))
+            else:
+                out.append(None)
+            start += n
+        return tuple(out)
+
+
+class WhereBackward0(Node):
+    def __init__(self, edges, a_meta, b_meta):
+        super().__init__(edges)
+        self.a_meta, self.b_meta = a_meta, b_meta
+
+    def apply(self, g):
+        xp = array_module(g)
+        cond = self.unpack()["condition"]
+        ga = gb = None
+        if self.next_functions[0][0] is not None:
+            ga = unbroadcast(xp.where(cond, g, 0), *self.a_meta)
+        if self.next_functions[1][0] is not None:
+            gb = unbroadcast(xp.where(cond, 0, g), *self.b_meta)
+        return ga, gb
+
+
+# -- in-place writes into views ------------------------------------------------------------
+
+
+class CopySlices(Node):
+    """The base's new history after an in-place op wrote through one of its views.
+
+    `fn` is the in-place op's own node; its first input was the view's old values, whose
+    gradient is written back into the view's region of the base's gradient. Its other inputs
+    keep their edges.
+    """
+
+    def __init__(self, base_edge, view_fn, fn):
+        super().__init__((base_edge,) + fn.next_functions[1:])
+        self.view_fn, self.fn = view_fn, fn
+
+    def name(self):
+        from ._messages import LIB
+
+        return f"{LIB}::autograd::CopySlices"
+
+    def apply(self, g):
+        result = g.copy()
+        region = self.view_fn(result)
+        grads = self.fn.apply(region.copy())
+        region[...] = 0 if grads[0] is None else grads[0]
+        return (result,) + tuple(grads[1:])
+
+    def release(self):
+        self.fn.release()
+
+
+class IndexPutBackward0(Node):
+    """`base[advanced_index] = values`: the overwritten positions pass no gradient back."""
+
+    def __init__(self, edges, index, values_meta):
+        super().__init__(edges)
+        self.index, self.values_meta = index, values_meta
+
+    def apply(self, g):
+        xp = array_module(g)
+        gbase = g.copy()
+        gbase[self.index] = 0
+        gvals = None
+        if self.next_functions[1][0] is not None:
+            gvals = unbroadcast(xp.asarray(g[self.index]), *self.values_meta)
+        return gbase, gvals
+
+
+# -- losses --------------------------------------------------------------------------------
+
+
+class MseLossBackward0(Node):
+    def __init__(self, edges, reduction):
+        super().__init__(edges)
+        self.reduction = reduction
+
+    def apply(self, g):
+        s = self.unpack()
+        diff = s["self"] - s["target"]
+        scale = 2.0 / diff.size if self.reduction == "mean" else 2.0
+        gx = (g * scale * diff).astype(diff.dtype, copy=False)
+        ga = gx if self.next_functions[0][0] is not None else None
+        gb = -gx if self.next_functions[1][0] is not None else None
+        return ga, gb
+
+
+class LogSoftmaxBackward0(Node):
+    def __init__(self, edges, dim):
+        super().__init__(edges)
+        self.dim = dim
+
+    def apply(self, g):
+        xp = array_module(g)
+        r = self.unpack()["result"]
+        return (g - xp.exp(r) * g.sum(axis=self.dim, keepdims=True),)
+
+
+class NllLossBackward0(Node):
+    def __init__(self, edges, reduction, n, n_classes):
+        super().__init__(edges)
+        self.reduction, self.n, self.n_classes = reduction, n, n_classes
+
+    def apply(self, g):
+        xp = array_module(g)
+        target = self.unpack()["target"]
+        shape = (target.shape[0], self.n_classes)
+        out = xp.zeros(shape, dtype=g.dtype)
+        scale = g / self.n if self.reduction == "mean" else g
+        out[xp.arange(shape[0]), target] = -scale
+        return (out,)

@@ -1,0 +1,166 @@
+"""`nn.Module` and the few layers of the course: Linear, Sequential, ReLU."""
+
+import math
+from collections import OrderedDict
+
+from .. import _messages as msg
+from .. import ops
+from ..autograd import grad_mode
+from ..tensor import Tensor
+from . import functional as F
+from .parameter import Parameter
+
+
+class Module:
+    def __init__(self):
+        object.__setattr__(self, "_parameters", OrderedDict())
+        object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "training", True)
+
+    def __setattr__(self, name, value):
+        params = self.__dict__.get("_parameters")
+        if isinstance(value, Parameter):
+            params[name] = value
+        elif params is not None and name in params:
+            if value is not None:
+                raise TypeError(
+                    f"cannot assign '{value.type()}' as parameter '{name}' "
+                    f"({msg.LIB}.nn.Parameter or None expected)"
+                )
+            params[name] = None
+        elif isinstance(value, Module):
+            self._modules[name] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    def __getattr__(self, name):
+        d = self.__dict__
+        for store in ("_parameters", "_modules"):
+            if name in d.get(store, ()):
+                return d[store][name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __call__(self, *args, **kwargs):
+        return self.forward(*args, **kwargs)
+
+    def forward(self, *args):
+        raise NotImplementedError(
+            f'Module [{type(self).__name__}] is missing the required "forward" function'
+        )
+
+    def named_parameters(self, prefix=""):
+        for name, p in self._parameters.items():
+            if p is not None:
+                yield prefix + name, p
+        for mname, m in self._modules.items():
+            yield from m.named_parameters(prefix + mname + ".")
+
+    def parameters(self):
+        for _, p in self.named_parameters():
+            yield p
+
+    def children(self):
+        return iter(self._modules.values())
+
+    def zero_grad(self, set_to_none=True):
+        for p in self.parameters():
+            if set_to_none:
+                p.grad = None
+            elif p.grad is not None:
+                p.grad.detach_().zero_()
+
+    def to(self, *args, **kwargs):
+        """Convert parameters in place: they stay the same leaf objects (PyTorch's V5)."""
+        with grad_mode.no_grad():
+            for p in self.parameters():
+                moved = p.to(*args, **kwargs)
+                if moved is not p:
+                    p.data = moved
+                    if p._grad is not None:
+                        p._grad.data = p._grad.to(*args, **kwargs)
+        return self
+
+    def cuda(self):
+        return self.to("cuda")
+
+    def cpu(self):
+        return self.to("cpu")
+
+    def float(self):
+        return self.to(ops._dtypes.float32)
+
+    def double(self):
+        return self.to(ops._dtypes.float64)
+
+    def train(self, mode=True):
+        object.__setattr__(self, "training", mode)
+        for m in self._modules.values():
+            m.train(mode)
+        return self
+
+    def eval(self):
+        return self.train(False)
+
+    def state_dict(self):
+        return OrderedDict((k, v.detach()) for k, v in self.named_parameters())
+
+    def extra_repr(self):
+        return ""
+
+    def __repr__(self):
+        lines = [f"({k}): " + repr(m).replace("\n", "\n  ") for k, m in self._modules.items()]
+        head = f"{type(self).__name__}({self.extra_repr()}"
+        if not lines:
+            return head + ")"
+        return head + "\n  " + "\n  ".join(lines) + "\n)"
+
+
+class Linear(Module):
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        from ..factories import empty
+
+        self.in_features, self.out_features = in_features, out_features
+        self.weight = Parameter(empty(out_features, in_features, device=device, dtype=dtype))
+        self.bias = Parameter(empty(out_features, device=device, dtype=dtype)) if bias else None
+        # PyTorch's default: uniform(-1/sqrt(in), 1/sqrt(in)) for weight and bias.
+        bound = 1 / math.sqrt(in_features) if in_features else 0
+        with grad_mode.no_grad():
+            self.weight.uniform_(-bound, bound)
+            if self.bias is not None:
+                self.bias.uniform_(-bound, bound)
+
+    def forward(self, x):
+        return F.linear(x, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (
+            f"in_features={self.in_features}, out_features={self.out_features}, "
+            f"bias={self.bias is not None}"
+        )
+
+
+class ReLU(Module):
+    def forward(self, x):
+        return F.relu(x)
+
+
+class Sequential(Module):
+    def __init__(self, *modules):
+        super().__init__()
+        for i, m in enumerate(modules):
+            self._modules[str(i)] = m
+
+    def __getitem__(self, i):
+        return list(self._modules.values())[i]
+
+    def __len__(self):
+        return len(self._modules)
+
+    def forward(self, x):
+        for m in self._modules.values():
+            x = m(x)
+        return x
+
+
+__all__ = ["Module", "Linear", "ReLU", "Sequential", "Tensor"]

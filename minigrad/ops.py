@@ -1,0 +1,1191 @@
+"""Every operation of the course subset, written once for NumPy and CuPy alike.
+
+An op computes its result array, then, when grad mode is on and an input requires grad,
+builds its node (functions.py) with the edges of its inputs. In-place ops reuse the same
+out-of-place code on an alias of the old values and then rewrite history (`_inplace`).
+"""
+
+import builtins
+import collections
+
+import numpy as np
+
+from . import _dtypes
+from . import _messages as msg
+from . import functions as F
+from .autograd import grad_mode
+from .tensor import Tensor
+
+_NO_EDGE = (None, 0)
+_SCALARS = (builtins.int, builtins.float, builtins.bool, np.number, np.bool_)
+
+
+def _meta(x):
+    return (x._data.shape, x._data.dtype)
+
+
+def _edge(x):
+    return x._edge() if isinstance(x, Tensor) else _NO_EDGE
+
+
+def _needs_grad(*xs):
+    if not grad_mode._enabled:
+        return False
+    for x in xs:
+        if isinstance(x, Tensor) and x.requires_grad:
+            return True
+    return False
+
+
+def _result(data, device, node=None):
+    t = Tensor._make(data, device)
+    if node is not None:
+        if t._dtype.is_floating_point:
+            t._grad_fn = node
+        else:
+            node = None
+    return t
+
+
+def _check_devices(a, b):
+    """PyTorch lets a 0-d CPU tensor join a tensor on any device; nothing else mixes."""
+    if a._device != b._device:
+        if a._data.ndim == 0 and a._device.type == "cpu":
+            return b._device
+        if b._data.ndim == 0 and b._device.type == "cpu":
+            return a._device
+        raise RuntimeError(msg.devices_differ(a._device, b._device))
+    return a._device
+
+
+def _as_operand(x, dtype, device):
+    """The array (or Python scalar) to compute with, in the result dtype."""
+    if isinstance(x, Tensor):
+        data = x._data
+        if x._device != device:  # a 0-d CPU tensor joining a CUDA one
+            from ._device import to_device_array
+
+            data = to_device_array(data, device)
+        return data if data.dtype == dtype.np else data.astype(dtype.np)
+    return x
+
+
+def _prepare(a, b):
+    """Result dtype, device and operand arrays of a binary elementwise op."""
+    if isinstance(b, Tensor):
+        device = _check_devices(a, b)
+        dtype = a._dtype if a._dtype is b._dtype else _dtypes.result_type(a, b)
+    elif isinstance(b, _SCALARS):
+        device = a._device
+        if a._dtype.is_floating_point and not isinstance(b, (builtins.bool, np.bool_)):
+            dtype = a._dtype
+        else:
+            dtype = _dtypes.result_type(a, b)
+    else:
+        return NotImplemented
+    return dtype, device, _as_operand(a, dtype, device), _as_operand(b, dtype, device)
+
+
+def _binary(node_cls, a, b, data, dtype, device, save=None, **kw):
+    data = data if data.dtype == dtype.np else data.astype(dtype.np)
+    if not _needs_grad(a, b) or not dtype.is_floating_point:
+        return Tensor._make(data, device, dtype)
+    node = node_cls(
+        (_edge(a), _edge(b)),
+        _meta(a) if isinstance(a, Tensor) else None,
+        _meta(b) if isinstance(b, Tensor) else None,
+        **kw,
+    )
+    if save:
+        node.save(**save)
+    out = Tensor._make(data, device, dtype)
+    out._grad_fn = node
+    return out
+
+
+# -- arithmetic ----------------------------------------------------------------------------
+
+
+def add(self, other, *, alpha=1):
+    p = _prepare(self, other)
+    if p is NotImplemented:
+        return p
+    dtype, device, a, b = p
+    data = a + b if alpha == 1 else a + alpha * b
+    return _binary(F.AddBackward0, self, other, _arr(data, dtype), dtype, device, alpha=alpha)
+
+
+def sub(self, other, *, alpha=1):
+    p = _prepare(self, other)
+    if p is NotImplemented:
+        return p
+    dtype, device, a, b = p
+    data = a - b if alpha == 1 else a - alpha * b
+    return _binary(F.SubBackward0, self, other, _arr(data, dtype), dtype, device, alpha=alpha)
+
+
+def rsub(self, other, *, alpha=1):
+    """`other - self` for a Python scalar `other`."""
+    p = _prepare(self, other)
+    if p is NotImplemented:
+        return p
+    dtype, device, a, b = p
+    data = _arr(b - a * alpha, dtype)
+    node = F.RsubBackward1((self._edge(),), alpha) if _needs_grad(self) else None
+    return _result(data, device, node)
+
+
+def mul(self, other):
+    p = _prepare(self, other)
+    if p is NotImplemented:
+        return p
+    dtype, device, a, b = p
+    save = {}
+    if _needs_grad(self, other):
+        if isinstance(other, Tensor) and other.requires_grad:
+            save["self"] = self
+        if self.requires_grad:
+            save["other"] = other
+    return _binary(F.MulBackward0, self, other, _arr(a * b, dtype), dtype, device, save=save)
+
+
+def div(self, other):
+    p = _prepare(self, other)
+    if p is NotImplemented:
+        return p
+    dtype, device, a, b = p
+    if not dtype.is_floating_point:  # true division of integers gives the default float
+        dtype = _dtypes.float32
+        a = a.astype(dtype.np) if hasattr(a, "astype") else a
+        b = b.astype(dtype.np) if hasattr(b, "astype") else b
+    with np.errstate(divide="ignore", invalid="ignore"):
+        data = _arr(a / b, dtype)
+    save = {}
+    if _needs_grad(self, other):
+        save["other"] = other
+        if isinstance(other, Tensor) and other.requires_grad:
+            save["self"] = self
+    return _binary(F.DivBackward0, self, other, data, dtype, device, save=save)
+
+
+def rdiv(self, other):
+    """`other / self` for a Python scalar: PyTorch computes reciprocal(self) * other."""
+    return mul(reciprocal(self), other)
+
+
+def reciprocal(self):
+    x = self if self._dtype.is_floating_point else self.float()
+    with np.errstate(divide="ignore"):
+        data = 1 / x._data
+    return _unary(F.ReciprocalBackward0, x, data, result=True)
+
+
+def neg(self):
+    return _unary(F.NegBackward0, self, -self._data)
+
+
+def pow(self, exponent):  # noqa: A001 - PyTorch's name
+    if isinstance(exponent, Tensor):
+        p = _prepare(self, exponent)
+        dtype, device, a, b = p
+        with np.errstate(divide="ignore", invalid="ignore"):
+            data = _arr(a**b, dtype)
+        out = _binary(F.PowBackward1, self, exponent, data, dtype, device)
+        if out._grad_fn is not None:
+            out._grad_fn.save(self=self, exponent=exponent)
+            out._grad_fn.save_output("result", out)
+        return out
+    p = _prepare(self, exponent)
+    if p is NotImplemented:
+        return p
+    dtype, device, a, _ = p
+    with np.errstate(divide="ignore", invalid="ignore"):
+        data = _arr(a**exponent, dtype)
+    node = None
+    if _needs_grad(self) and dtype.is_floating_point:
+        node = F.PowBackward0((self._edge(),), exponent)
+        node.save(self=self)
+    return _result(data, device, node)
+
+
+def rpow(self, base):
+    """`base ** self` for a Python scalar `base`."""
+    p = _prepare(self, base)
+    if p is NotImplemented:
+        return p
+    dtype, device, a, b = p
+    if not dtype.is_floating_point and isinstance(base, builtins.float):
+        dtype = _dtypes.float32
+    data = _arr(np.power(b, a, dtype=dtype.np) if device.type == "cpu" else b**a, dtype)
+    out = _result(data, device)
+    if _needs_grad(self):
+        out._grad_fn = F.PowBackward2((self._edge(),), base)
+        out._grad_fn.save_output("result", out)
+    return out
+
+
+def _arr(data, dtype):
+    """Op results as arrays of the result dtype (NumPy may return scalars or widen)."""
+    if not hasattr(data, "dtype") or not hasattr(data, "shape"):
+        return np.asarray(data, dtype=dtype.np)
+    if data.dtype != dtype.np:
+        return data.astype(dtype.np)
+    if type(data) is not np.ndarray and isinstance(data, np.generic):
+        return np.asarray(data)
+    return data
+
+
+# -- unary ---------------------------------------------------------------------------------
+
+
+def _float_input(self, name):
+    if not self._dtype.is_floating_point:
+        return self.float()
+    return self
+
+
+def _unary(node_cls, self, data, *, save_self=False, result=False, **kw):
+    data = _arr(data, _dtypes._BY_NP.get(getattr(data, "dtype", None), self._dtype))
+    out = Tensor._make(data, self._device)
+    if _needs_grad(self) and out._dtype.is_floating_point:
+        node = node_cls((self._edge(),), **kw)
+        if save_self:
+            node.save(self=self)
+        if result:
+            node.save_output("result", out)
+        out._grad_fn = node
+    return out
+
+
+def exp(self):
+    x = _float_input(self, "exp")
+    return _unary(F.ExpBackward0, x, x._xp.exp(x._data), result=True)
+
+
+def log(self):
+    x = _float_input(self, "log")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        data = x._xp.log(x._data)
+    return _unary(F.LogBackward0, x, data, save_self=True)
+
+
+def sqrt(self):
+    x = _float_input(self, "sqrt")
+    with np.errstate(invalid="ignore"):
+        data = x._xp.sqrt(x._data)
+    return _unary(F.SqrtBackward0, x, data, result=True)
+
+
+def tanh(self):
+    x = _float_input(self, "tanh")
+    return _unary(F.TanhBackward0, x, x._xp.tanh(x._data), result=True)
+
+
+def sigmoid(self):
+    x = _float_input(self, "sigmoid")
+    d = x._data
+    with np.errstate(over="ignore"):
+        data = (1 / (1 + x._xp.exp(-d))).astype(d.dtype, copy=False)
+    return _unary(F.SigmoidBackward0, x, data, result=True)
+
+
+def relu(self):
+    zero = self._data.dtype.type(0)
+    return _unary(F.ReluBackward0, self, self._xp.maximum(self._data, zero), result=True)
+
+
+def abs(self):  # noqa: A001
+    return _unary(F.AbsBackward0, self, self._xp.abs(self._data), save_self=True)
+
+
+def sin(self):
+    x = _float_input(self, "sin")
+    return _unary(F.SinBackward0, x, x._xp.sin(x._data), save_self=True)
+
+
+def cos(self):
+    x = _float_input(self, "cos")
+    return _unary(F.CosBackward0, x, x._xp.cos(x._data), save_self=True)
+
+
+def clamp(self, min=None, max=None):  # noqa: A002
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    data = self._data
+    if min is not None:
+        data = self._xp.maximum(data, data.dtype.type(min))
+    if max is not None:
+        data = self._xp.minimum(data, data.dtype.type(max))
+    return _unary(F.ClampBackward1, self, data, save_self=True, lo=min, hi=max)
+
+
+def softplus(self, beta=1.0, threshold=20.0):
+    xp = self._xp
+    z = self._data * beta
+    with np.errstate(over="ignore"):
+        soft = xp.log1p(xp.exp(-xp.abs(z))) + xp.maximum(z, 0)
+    data = xp.where(z > threshold, self._data, soft / beta).astype(self._data.dtype, copy=False)
+    return _unary(F.SoftplusBackward0, self, data, save_self=True, beta=beta, threshold=threshold)
+
+
+# -- comparisons (never require grad) ------------------------------------------------------
+
+
+def _compare(ufunc):
+    def compare(self, other):
+        p = _prepare(self, other)
+        if p is NotImplemented:
+            return p
+        dtype, device, a, b = p
+        return Tensor._make(_arr(ufunc(a, b), _dtypes.bool), device)
+
+    compare.__name__ = ufunc.__name__
+    return compare
+
+
+lt = _compare(np.less)
+le = _compare(np.less_equal)
+gt = _compare(np.greater)
+ge = _compare(np.greater_equal)
+eq = _compare(np.equal)
+ne = _compare(np.not_equal)
+
+
+# -- reductions ----------------------------------------------------------------------------
+
+
+def _dims(dim, ndim):
+    if isinstance(dim, (list, tuple)):
+        dims = tuple(d % ndim if ndim else 0 for d in dim)
+    else:
+        dims = (dim % ndim if ndim else 0,)
+    return tuple(sorted(dims))
+
+
+def sum(self, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
+    data = self._data
+    out_dtype = dtype or (self._dtype if self._dtype.is_floating_point else _dtypes.int64)
+    if dim is None:
+        result = _arr(data.sum(dtype=out_dtype.np), out_dtype)
+        return _unary_shape(F.SumBackward0, self, result, shape=data.shape)
+    dims = _dims(dim, data.ndim)
+    result = _arr(data.sum(axis=dims, keepdims=keepdim, dtype=out_dtype.np), out_dtype)
+    return _unary_shape(F.SumBackward1, self, result, shape=data.shape, dims=dims, keepdim=keepdim)
+
+
+def mean(self, dim=None, keepdim=False, *, dtype=None):
+    if not self._dtype.is_floating_point and dtype is None:
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Input dtype must be either a floating point "
+            f"or complex dtype. Got: {_dtypes.SCALAR_TYPE_NAME[self._dtype]}"
+        )
+    data = self._data
+    if dim is None:
+        result = _arr(data.mean(), self._dtype)
+        return _unary_shape(F.MeanBackward0, self, result, shape=data.shape)
+    dims = _dims(dim, data.ndim)
+    result = _arr(data.mean(axis=dims, keepdims=keepdim), self._dtype)
+    return _unary_shape(F.MeanBackward1, self, result, shape=data.shape, dims=dims, keepdim=keepdim)
+
+
+def _unary_shape(node_cls, self, data, **kw):
+    out = Tensor._make(data, self._device)
+    if _needs_grad(self) and out._dtype.is_floating_point:
+        out._grad_fn = node_cls((self._edge(),), **kw)
+    return out
+
+
+class _ValuesIndices(collections.namedtuple("_ValuesIndices", ["values", "indices"])):
+    """What max(dim)/min(dim) return; prints like PyTorch's torch.return_types.max."""
+
+    op = "max"
+
+    def __repr__(self):
+        return (
+            f"{msg.LIB}.return_types.{self.op}(\nvalues={self.values!r},\nindices={self.indices!r})"
+        )
+
+
+class _MaxResult(_ValuesIndices):
+    op = "max"
+
+
+class _MinResult(_ValuesIndices):
+    op = "min"
+
+
+def _extreme(self, dim, keepdim, pick, arg, full_node, dim_node, result_type):
+    if isinstance(dim, Tensor):  # torch.max(a, b): elementwise
+        raise NotImplementedError("elementwise max/min of two tensors is outside the subset")
+    data = self._data
+    if dim is None:
+        if data.size == 0:
+            raise RuntimeError(
+                "max(): Expected reduction dim to be specified for input.numel() == 0. "
+                "Specify the reduction dim with the 'dim' argument."
+            )
+        out = Tensor._make(_arr(pick(data), self._dtype), self._device)
+        if _needs_grad(self) and out._dtype.is_floating_point:
+            node = full_node((self._edge(),))
+            node.save(self=self)
+            node.save_output("result", out)
+            out._grad_fn = node
+        return out
+    d = dim % builtins.max(data.ndim, 1)
+    idx = arg(data, axis=d, keepdims=True) if data.ndim else self._xp.zeros((), np.int64)
+    values = self._xp.take_along_axis(data, idx, axis=d) if data.ndim else data.copy()
+    if not keepdim and data.ndim:
+        idx, values = idx.squeeze(d), values.squeeze(d)
+    out = Tensor._make(_arr(values, self._dtype), self._device)
+    if _needs_grad(self) and out._dtype.is_floating_point:
+        node = dim_node((self._edge(),), data.shape, d, keepdim)
+        node.save(indices=idx)
+        out._grad_fn = node
+    indices = Tensor._make(idx.astype(np.int64), self._device)
+    return result_type(out, indices)
+
+
+def max(self, dim=None, keepdim=False):  # noqa: A001
+    return _extreme(
+        self, dim, keepdim, _pick_max, _argmax_keep, F.MaxBackward1, F.MaxBackward0, _MaxResult
+    )
+
+
+def min(self, dim=None, keepdim=False):  # noqa: A001
+    return _extreme(
+        self, dim, keepdim, _pick_min, _argmin_keep, F.MinBackward1, F.MinBackward0, _MinResult
+    )
+
+
+def _pick_max(a):
+    return a.max()
+
+
+def _pick_min(a):
+    return a.min()
+
+
+def _argmax_keep(a, axis, keepdims):
+    return a.argmax(axis=axis, keepdims=keepdims)
+
+
+def _argmin_keep(a, axis, keepdims):
+    return a.argmin(axis=axis, keepdims=keepdims)
+
+
+def argmax(self, dim=None, keepdim=False):
+    data = self._data
+    if dim is None:
+        return Tensor._make(np.asarray(data.argmax(), dtype=np.int64), self._device)
+    return Tensor._make(data.argmax(axis=dim, keepdims=keepdim).astype(np.int64), self._device)
+
+
+def argmin(self, dim=None, keepdim=False):
+    data = self._data
+    if dim is None:
+        return Tensor._make(np.asarray(data.argmin(), dtype=np.int64), self._device)
+    return Tensor._make(data.argmin(axis=dim, keepdims=keepdim).astype(np.int64), self._device)
+
+
+# -- linear algebra ------------------------------------------------------------------------
+
+
+def _matmul_prepare(self, other, op):
+    if self._device != other._device:
+        raise RuntimeError(msg.mm_devices_differ(self._device, other._device))
+    if self._dtype is not other._dtype:
+        raise RuntimeError(
+            f"expected m1 and m2 to have the same dtype, but got: "
+            f"{_dtypes.CPP_NAME[self._dtype]} != {_dtypes.CPP_NAME[other._dtype]}"
+        )
+
+
+def mm(self, mat2):
+    _matmul_prepare(self, mat2, "mm")
+    if self._data.ndim != 2:
+        raise RuntimeError("self must be a matrix")
+    if mat2._data.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    a, b = self._data, mat2._data
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
+            f"{b.shape[0]}x{b.shape[1]})"
+        )
+    out = Tensor._make(a @ b, self._device, self._dtype)
+    if _needs_grad(self, mat2) and self._dtype.is_floating_point:
+        node = F.MmBackward0((self._edge(), mat2._edge()))
+        save = {}
+        if mat2.requires_grad:
+            save["self"] = self
+        if self.requires_grad:
+            save["mat2"] = mat2
+        node.save(**save)
+        out._grad_fn = node
+    return out
+
+
+def dot(self, other):
+    _matmul_prepare(self, other, "dot")
+    if self._data.ndim != 1 or other._data.ndim != 1:
+        raise RuntimeError(
+            f"1D tensors expected, but got {self._data.ndim}D and {other._data.ndim}D tensors"
+        )
+    out = Tensor._make(_arr(self._data @ other._data, self._dtype), self._device)
+    if _needs_grad(self, other) and self._dtype.is_floating_point:
+        node = F.DotBackward0((self._edge(), other._edge()))
+        node.save(self=self, tensor=other)
+        out._grad_fn = node
+    return out
+
+
+def mv(self, vec):
+    _matmul_prepare(self, vec, "mv")
+    out = Tensor._make(self._data @ vec._data, self._device, self._dtype)
+    if _needs_grad(self, vec) and self._dtype.is_floating_point:
+        node = F.MvBackward0((self._edge(), vec._edge()))
+        node.save(self=self, vec=vec)
+        out._grad_fn = node
+    return out
+
+
+def matmul(self, other):
+    if not isinstance(other, Tensor):
+        return NotImplemented
+    da, db = self._data.ndim, other._data.ndim
+    if da == 2 and db == 2:
+        return mm(self, other)
+    if da == 1 and db == 1:
+        return dot(self, other)
+    if da == 2 and db == 1:
+        return mv(self, other)
+    if da == 1 and db == 2:
+        return mm(self.unsqueeze(0), other).squeeze(0)
+    _matmul_prepare(self, other, "matmul")
+    out = Tensor._make(self._xp.matmul(self._data, other._data), self._device, self._dtype)
+    if _needs_grad(self, other) and self._dtype.is_floating_point:
+        a_meta, b_meta = _meta(self), _meta(other)
+        node = F.UnsafeViewBackward0((self._edge(), other._edge()), out._data.shape, a_meta, b_meta)
+        node.save(self=self, other=other)
+        out._grad_fn = node
+    return out
+
+
+def rmatmul(self, other):
+    return NotImplemented
+
+
+# -- copies, dtype and device --------------------------------------------------------------
+
+
+def clone(self, *, memory_format=None):
+    out = Tensor._make(self._data.copy(), self._device, self._dtype)
+    if _needs_grad(self):
+        out._grad_fn = F.CloneBackward0((self._edge(),))
+    return out
+
+
+def contiguous(self, memory_format=None):
+    if self._data.flags.c_contiguous:
+        return self
+    return clone(self)
+
+
+def _parse_to(args, kwargs):
+    from ._device import canonical, device
+
+    dev = dtype = None
+    for a in list(args) + [kwargs.get("device"), kwargs.get("dtype")]:
+        if a is None:
+            continue
+        if isinstance(a, _dtypes.dtype):
+            dtype = a
+        elif isinstance(a, (str, device)):
+            dev = canonical(a)
+        elif isinstance(a, Tensor):
+            dev, dtype = a._device, a._dtype
+        else:
+            raise TypeError(f"to() received an invalid combination of arguments: {a!r}")
+    return dev, dtype, bool(kwargs.get("copy", False))
+
+
+def to(self, *args, **kwargs):
+    dev, dtype, copy = _parse_to(args, kwargs)
+    dev = dev or self._device
+    dtype = dtype or self._dtype
+    if dev == self._device and dtype is self._dtype and not copy:
+        return self
+    return _to_copy(self, dev, dtype)
+
+
+def _to_copy(self, dev, dtype):
+    from ._device import to_device_array
+
+    data = to_device_array(self._data, dev)
+    data = data.astype(dtype.np) if data.dtype != dtype.np else data.copy()
+    if data is self._data:
+        data = data.copy()
+    out = Tensor._make(data, dev, dtype)
+    if _needs_grad(self) and dtype.is_floating_point:
+        out._grad_fn = F.ToCopyBackward0((self._edge(),), self._dtype, self._device)
+    return out
+
+
+def cuda(self, device=None, non_blocking=False):
+    return to(self, "cuda" if device is None else device)
+
+
+def cpu(self):
+    return to(self, "cpu")
+
+
+def _cast(dtype):
+    def cast(self, memory_format=None):
+        return to(self, dtype)
+
+    return cast
+
+
+def type_as(self, other):
+    return to(self, other._dtype)
+
+
+# -- views ---------------------------------------------------------------------------------
+
+
+def _view(self, data, node_cls, view_fn, *node_args, flags=None):
+    """A tensor sharing `self`'s memory and version counter, recorded as a view."""
+    base = self._base if self._base is not None else self
+    out = Tensor._make(data, self._device, self._dtype)
+    out._version_counter = self._version_counter
+    out._base = base
+    parent_fn = self._view_fn
+    out._view_fn = view_fn if parent_fn is None else (lambda a: view_fn(parent_fn(a)))
+    out._view_version = self._version_counter.value
+    out._view_flags = flags
+    if self.requires_grad:
+        if grad_mode._enabled:
+            if node_cls is not None:
+                out._grad_fn = node_cls((self._edge(),), *node_args)
+        else:
+            out._requires_grad = True
+            out._view_flags = "no_grad"
+    return out
+
+
+def view(self, *shape):
+    from ._size import normalize_size
+
+    if len(shape) == 1 and isinstance(shape[0], _dtypes.dtype):
+        raise NotImplementedError("view(dtype) is outside the course subset")
+    target = _shape_for(self, normalize_size(shape))
+    data = _reshape_no_copy(self._data, target)
+    if data is None:
+        raise RuntimeError(msg.VIEW_NOT_COMPATIBLE)
+    src_shape = self._data.shape
+    return _view(
+        self,
+        data,
+        F.ViewBackward0,
+        lambda a: a.reshape(target),
+        src_shape,
+        lambda g: g.reshape(src_shape),
+    )
+
+
+def _shape_for(self, shape):
+    numel = self._data.size
+    shape = list(shape)
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    if -1 in shape:
+        known = 1
+        for s in shape:
+            if s != -1:
+                known *= s
+        shape[shape.index(-1)] = numel // known if known and numel % known == 0 else -1
+    n = 1
+    for s in shape:
+        n *= s
+    if n != numel or -1 in shape:
+        shown = [s for s in shape]
+        raise RuntimeError(f"shape '{shown}' is invalid for input of size {numel}")
+    return tuple(shape)
+
+
+def _reshape_no_copy(arr, shape):
+    try:
+        return arr.reshape(shape, copy=False)
+    except (ValueError, TypeError):
+        return None
+
+
+def view_as(self, other):
+    return view(self, *other.shape)
+
+
+def reshape(self, *shape):
+    from ._size import normalize_size
+
+    target = _shape_for(self, normalize_size(shape))
+    if _reshape_no_copy(self._data, target) is not None:
+        return view(self, *target)
+    out = Tensor._make(self._data.reshape(target), self._device, self._dtype)
+    if _needs_grad(self):
+        out._grad_fn = F.UnsafeViewBackward0((self._edge(),), self._data.shape)
+    return out
+
+
+def flatten(self, start_dim=0, end_dim=-1):
+    shape = self._data.shape
+    if not shape:
+        return reshape(self, 1)
+    s, e = start_dim % len(shape), end_dim % len(shape)
+    if s == e:
+        return self
+    n = 1
+    for d in shape[s : e + 1]:
+        n *= d
+    return reshape(self, *(shape[:s] + (n,) + shape[e + 1 :]))
+
+
+def _perm_view(self, perm, node_cls):
+    inverse = tuple(np.argsort(perm))
+    data = self._data.transpose(perm)
+    return _view(
+        self,
+        data,
+        node_cls,
+        lambda a: a.transpose(perm),
+        self._data.shape,
+        lambda g: g.transpose(inverse),
+    )
+
+
+def t(self):
+    nd = self._data.ndim
+    if nd > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {nd}D")
+    perm = tuple(reversed(range(nd)))
+    return _perm_view(self, perm, F.TBackward0)
+
+
+def T(self):
+    return _perm_view(self, tuple(reversed(range(self._data.ndim))), F.PermuteBackward0)
+
+
+def transpose(self, dim0, dim1):
+    nd = builtins.max(self._data.ndim, 1)
+    perm = list(range(self._data.ndim))
+    d0, d1 = dim0 % nd, dim1 % nd
+    if perm:
+        perm[d0], perm[d1] = perm[d1], perm[d0]
+    return _perm_view(self, tuple(perm), F.TransposeBackward0)
+
+
+def permute(self, *dims):
+    from ._size import normalize_size
+
+    nd = self._data.ndim
+    perm = tuple(d % nd for d in normalize_size(dims))
+    return _perm_view(self, perm, F.PermuteBackward0)
+
+
+def unsqueeze(self, dim):
+    nd = self._data.ndim + 1
+    d = dim % nd
+    shape = self._data.shape
+    new = shape[:d] + (1,) + shape[d:]
+    return _view(
+        self,
+        self._data.reshape(new),
+        F.UnsqueezeBackward0,
+        lambda a: a.reshape(new),
+        shape,
+        lambda g: g.reshape(shape),
+    )
+
+
+def squeeze(self, dim=None):
+    shape = self._data.shape
+    if dim is None:
+        new = tuple(s for s in shape if s != 1)
+        node = F.SqueezeBackward0
+    else:
+        d = dim % builtins.max(len(shape), 1)
+        new = shape[:d] + shape[d + 1 :] if shape and shape[d] == 1 else shape
+        node = F.SqueezeBackward1
+    return _view(
+        self,
+        self._data.reshape(new),
+        node,
+        lambda a: a.reshape(new),
+        shape,
+        lambda g: g.reshape(shape),
+    )
+
+
+def expand(self, *sizes):
+    from ._size import normalize_size
+
+    sizes = list(normalize_size(sizes))
+    shape = self._data.shape
+    lead = len(sizes) - len(shape)
+    for i, s in enumerate(sizes):
+        if s == -1:
+            sizes[i] = shape[i - lead]
+    target = tuple(sizes)
+    data = self._xp.broadcast_to(self._data, target)
+    out = _view(self, data, F.ExpandBackward0, lambda a: self._xp.broadcast_to(a, target), shape)
+    return out
+
+
+def expand_as(self, other):
+    return expand(self, *other.shape)
+
+
+def unbind(self, dim=0):
+    d = dim % self._data.ndim
+    n = self._data.shape[d]
+    node = None
+    if _needs_grad(self):
+        node = F.UnbindBackward0((self._edge(),), self._data.shape, d, n)
+    outs = []
+    for i in range(n):
+        index = (slice(None),) * d + (i, Ellipsis)
+        part = _view(self, self._data[index], None, _index_fn(index), flags="multi:Unbind")
+        if node is not None:
+            part._grad_fn = node
+            part._output_nr = i
+        outs.append(part)
+    return tuple(outs)
+
+
+def _index_fn(index):
+    return lambda a: a[index]
+
+
+# -- indexing ------------------------------------------------------------------------------
+
+
+def _is_basic(index):
+    for part in index:
+        if part is None or part is Ellipsis or isinstance(part, slice):
+            continue
+        if isinstance(part, (builtins.int, np.integer)) and not isinstance(part, builtins.bool):
+            continue
+        return False
+    return True
+
+
+def _normalize_index(index):
+    if not isinstance(index, tuple):
+        index = (index,)
+    out = []
+    for part in index:
+        if isinstance(part, Tensor):
+            part = part._data
+        elif isinstance(part, list):
+            part = np.asarray(part)
+        out.append(part)
+    return tuple(out)
+
+
+def _basic_node_class(index):
+    """Which view node PyTorch leaves: the last index part it applies decides."""
+    meaningful = [p for p in index if p is not Ellipsis and p != slice(None)]
+    if not meaningful:
+        return F.SliceBackward0
+    last = meaningful[-1]
+    if last is None:
+        return F.UnsqueezeBackward0
+    if isinstance(last, slice):
+        return F.SliceBackward0
+    return F.SelectBackward0
+
+
+def getitem(self, index):
+    index = _normalize_index(index)
+    if _is_basic(index):
+        if Ellipsis not in index:
+            index = index + (Ellipsis,)  # keeps results arrays (0-d views, not scalars)
+        data = self._data[index]
+        fn = _index_fn(index)
+        return _view(
+            self, data, _basic_node_class(index), fn, self._data.shape, self._data.dtype, fn
+        )
+    data = self._data[index]
+    out = Tensor._make(data, self._device, self._dtype)
+    if _needs_grad(self):
+        out._grad_fn = F.IndexBackward0((self._edge(),), self._data.shape, index)
+    return out
+
+
+def setitem(self, index, value):
+    index = _normalize_index(index)
+    if _is_basic(index):
+        if Ellipsis not in index:
+            index = index + (Ellipsis,)
+        with grad_mode.no_grad():
+            region = getitem(self, index)  # a view of self (its history is not needed)
+        region._view_flags = None
+        copy_(region, value)
+        return
+    _index_put(self, index, value)
+
+
+def _index_put(self, index, value):
+    value_t = value if isinstance(value, Tensor) else None
+
+    def op(old):
+        data = old._data.copy()
+        data[index] = value_t._data.astype(data.dtype) if value_t is not None else value
+        out = Tensor._make(data, old._device, old._dtype)
+        if _needs_grad(old, value_t):
+            meta = _meta(value_t) if value_t is not None else None
+            out._grad_fn = F.IndexPutBackward0((old._edge(), _edge(value_t)), index, meta)
+        return out
+
+    _inplace(self, op, others=(value_t,))
+
+
+# -- in-place ------------------------------------------------------------------------------
+
+
+def _check_inplace(self):
+    """PyTorch's refusals of in-place writes into tensors autograd must keep intact."""
+    base = self._base
+    if base is not None:
+        flags = self._view_flags
+        if flags == "no_grad" and base.requires_grad:
+            raise RuntimeError(msg.NO_GRAD_VIEW_INPLACE)
+        if flags and flags.startswith("multi:") and base.requires_grad:
+            raise RuntimeError(msg.multi_output_view_inplace(flags[len("multi:") :]))
+        if base._grad_fn is None and base._requires_grad and base._base is None:
+            raise RuntimeError(msg.VIEW_OF_LEAF_INPLACE)
+    elif self._grad_fn is None and self._requires_grad:
+        raise RuntimeError(msg.LEAF_INPLACE)
+
+
+def _inplace(self, op, others=()):
+    """Run `op(old)` (an out-of-place op on an alias of self's old values) and write its
+    result into self, rewriting self's history as PyTorch does."""
+    tracked = grad_mode._enabled and (
+        self.requires_grad or builtins.any(o is not None and o.requires_grad for o in others)
+    )
+    if grad_mode._enabled and self.requires_grad:
+        _check_inplace(self)
+    if not tracked:
+        with grad_mode.no_grad():
+            out = op(self)
+        _write(self, out._data)
+        return self
+    old = Tensor._make(self._data.copy(), self._device, self._dtype)
+    if self._base is None:
+        old._grad_fn, old._output_nr = self._grad_fn, self._output_nr
+        old._requires_grad = self._requires_grad
+    else:
+        old._requires_grad = self.requires_grad  # placeholder: CopySlices routes its gradient
+    out = op(old)
+    _write(self, out._data)
+    fn = out._grad_fn
+    if fn is None:
+        return self
+    if fn._saved and "result" in fn._saved:
+        fn.save_output("result", self)  # the saved output is now self, at its new version
+    if self._base is None:
+        self._grad_fn, self._output_nr, self._requires_grad = fn, 0, False
+    else:
+        base = self._base
+        base_edge = base._edge()
+        base._grad_fn = F.CopySlices(base_edge, self._view_fn, fn)
+        base._output_nr, base._requires_grad = 0, False
+        self._view_version = -1  # rebuild this view's history from the base's new one
+    return self
+
+
+def _write(self, data):
+    if data.dtype != self._data.dtype:
+        src, dst = _dtypes._BY_NP[data.dtype], self._dtype
+        if _dtypes.category(src) > _dtypes.category(dst):
+            raise RuntimeError(
+                msg.cannot_cast_result(_dtypes.SCALAR_TYPE_NAME[src], _dtypes.SCALAR_TYPE_NAME[dst])
+            )
+        data = data.astype(self._data.dtype)
+    self._data[...] = data
+    self._version_counter.value += 1
+
+
+def _inplace_binary(fn):
+    def method(self, other, **kw):
+        return _inplace(self, lambda old: fn(old, other, **kw), others=(_tensor_or_none(other),))
+
+    method.__name__ = fn.__name__ + "_"
+    return method
+
+
+def _tensor_or_none(x):
+    return x if isinstance(x, Tensor) else None
+
+
+add_ = _inplace_binary(add)
+sub_ = _inplace_binary(sub)
+mul_ = _inplace_binary(mul)
+div_ = _inplace_binary(div)
+pow_ = _inplace_binary(pow)
+
+
+def _inplace_unary(fn):
+    def method(self, *args, **kw):
+        return _inplace(self, lambda old: fn(old, *args, **kw))
+
+    method.__name__ = fn.__name__ + "_"
+    return method
+
+
+relu_ = _inplace_unary(relu)
+exp_ = _inplace_unary(exp)
+sigmoid_ = _inplace_unary(sigmoid)
+tanh_ = _inplace_unary(tanh)
+clamp_ = _inplace_unary(clamp)
+
+
+def zero_(self):
+    def op(old):
+        out = Tensor._make(old._xp.zeros_like(old._data), old._device, old._dtype)
+        if _needs_grad(old):
+            out._grad_fn = F.ZeroBackward0((old._edge(),))
+        return out
+
+    return _inplace(self, op)
+
+
+def fill_(self, value):
+    def op(old):
+        data = old._xp.full_like(old._data, value.item() if isinstance(value, Tensor) else value)
+        out = Tensor._make(data, old._device, old._dtype)
+        if _needs_grad(old):
+            out._grad_fn = F.FillBackward0((old._edge(),))
+        return out
+
+    return _inplace(self, op)
+
+
+def copy_(self, src, non_blocking=False):
+    src_t = src if isinstance(src, Tensor) else None
+
+    def op(old):
+        from ._device import to_device_array
+
+        if src_t is not None:
+            data = to_device_array(src_t._data, old._device).astype(old._data.dtype)
+        else:
+            data = old._xp.asarray(src, dtype=old._data.dtype)
+        data = old._xp.broadcast_to(data, old._data.shape).copy()
+        out = Tensor._make(data, old._device, old._dtype)
+        if _needs_grad(old, src_t):
+            meta = _meta(src_t) if src_t is not None else None
+            src_device = src_t._device if src_t is not None else old._device
+            out._grad_fn = F.CopyBackwards((old._edge(), _edge(src_t)), meta, src_device)
+        return out
+
+    return _inplace(self, op, others=(src_t,))
+
+
+def _random_fill(node_cls, sample):
+    def method(self, *args, **kwargs):
+        def op(old):
+            from .random import generator
+
+            values = sample(generator(), old._data.shape, *args, **kwargs)
+            data = old._xp.asarray(values, dtype=old._data.dtype)
+            out = Tensor._make(data, old._device, old._dtype)
+            if _needs_grad(old):
+                out._grad_fn = node_cls((old._edge(),))
+            return out
+
+        return _inplace(self, op)
+
+    return method
+
+
+uniform_ = _random_fill(
+    F.UniformBackward0, lambda g, shape, a=0.0, b=1.0: g.uniform(a, b, size=shape)
+)
+normal_ = _random_fill(
+    F.NormalBackward0, lambda g, shape, mean=0.0, std=1.0: g.normal(mean, std, size=shape)
+)
+
+
+# -- joining and selecting -----------------------------------------------------------------
+
+
+def _join_prepare(tensors, what):
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError(f"{what}(): expected a non-empty list of Tensors")
+    device = tensors[0]._device
+    for t in tensors[1:]:
+        if t._device != device:
+            raise RuntimeError(msg.devices_differ(device, t._device))
+    dtype = tensors[0]._dtype
+    for t in tensors[1:]:
+        dtype = _dtypes.promote(dtype, t._dtype)
+    return tensors, dtype, device
+
+
+def stack(tensors, dim=0):
+    tensors, dtype, device = _join_prepare(tensors, "stack")
+    shape = tensors[0]._data.shape
+    for i, t in enumerate(tensors[1:], 1):
+        if t._data.shape != shape:
+            raise RuntimeError(
+                "stack expects each tensor to be equal size, but got "
+                f"{list(shape)} at entry 0 and {list(t._data.shape)} at entry {i}"
+            )
+    xp = tensors[0]._xp
+    d = dim % (len(shape) + 1)
+    data = xp.stack([t._data.astype(dtype.np, copy=False) for t in tensors], axis=d)
+    out = Tensor._make(data, device, dtype)
+    if _needs_grad(*tensors) and dtype.is_floating_point:
+        out._grad_fn = F.StackBackward0(
+            tuple(t._edge() for t in tensors), d, [_meta(t) for t in tensors]
+        )
+    return out
+
+
+def cat(tensors, dim=0):
+    tensors, dtype, device = _join_prepare(tensors, "cat")
+    for i, t in enumerate(tensors):
+        if t._data.ndim == 0:
+            raise RuntimeError(msg.CAT_ZERO_DIM.format(i))
+    xp = tensors[0]._xp
+    d = dim % tensors[0]._data.ndim
+    data = xp.concatenate([t._data.astype(dtype.np, copy=False) for t in tensors], axis=d)
+    out = Tensor._make(data, device, dtype)
+    if _needs_grad(*tensors) and dtype.is_floating_point:
+        out._grad_fn = F.CatBackward0(
+            tuple(t._edge() for t in tensors), d, [_meta(t) for t in tensors]
+        )
+    return out
+
+
+def where(condition, input, other):  # noqa: A002
+    ref = input if isinstance(input, Tensor) else other
+    if not isinstance(ref, Tensor):
+        raise TypeError("where(): expected at least one tensor among input and other")
+    dtype = _dtypes.result_type(*(x for x in (input, other)))
+    a = _as_operand(input, dtype, ref._device)
+    b = _as_operand(other, dtype, ref._device)
+    cond = condition._data
+    data = _arr(ref._xp.where(cond, a, b), dtype)
+    out = Tensor._make(data, ref._device, dtype)
+    if _needs_grad(input, other) and dtype.is_floating_point:
+        node = F.WhereBackward0(
+            (_edge(input), _edge(other)),
+            _meta(input) if isinstance(input, Tensor) else None,
+            _meta(other) if isinstance(other, Tensor) else None,
+        )
+        node.save(condition=condition)
+        out._grad_fn = node
+    return out

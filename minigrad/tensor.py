@@ -1,0 +1,412 @@
+"""The Tensor: an array (NumPy or CuPy) plus autograd state and a shared version counter.
+
+Autograd state, as in PyTorch:
+- a leaf has no `grad_fn`; it may require grad (then `backward()` fills its `.grad`);
+- a result of a recorded operation has a `grad_fn` and requires grad;
+- views share memory and the version counter with their base; `detach()` shares them too;
+  `.data` shares memory only. Every in-place write bumps the counter, and nodes that saved a
+  tensor compare versions at backward.
+
+Operations live in ops.py and are attached to the class at the bottom of that module.
+"""
+
+import numpy as np
+
+from . import _dtypes, _format
+from . import _messages as msg
+from ._device import CPU, xp
+from ._size import Size
+from ._warnings import warn
+from .autograd import grad_mode
+from .autograd.graph import AccumulateGrad
+
+
+class _VersionCounter:
+    __slots__ = ("value",)
+
+    def __init__(self):
+        self.value = 0
+
+
+class _Storage:
+    """What `untyped_storage()` returns: enough to tell whether two tensors share memory."""
+
+    def __init__(self, array):
+        root = array
+        while getattr(root, "base", None) is not None:
+            root = root.base
+        self._root = root
+
+    def data_ptr(self):
+        if hasattr(self._root, "__array_interface__"):
+            return self._root.__array_interface__["data"][0]
+        return self._root.data.ptr
+
+
+class Tensor:
+    __slots__ = (
+        "_data",
+        "_dtype",
+        "_device",
+        "_requires_grad",
+        "_grad_fn",
+        "_output_nr",
+        "_grad",
+        "_retains_grad",
+        "_version_counter",
+        "_base",
+        "_view_fn",
+        "_view_version",
+        "_view_flags",
+        "_accumulator",
+        "__weakref__",
+        "__dict__",  # lets Parameter and users attach attributes, as PyTorch allows
+    )
+
+    # -- construction ------------------------------------------------------------------
+    def __new__(cls, *args, **kwargs):
+        """The legacy constructor `Tensor(...)`: float32 from data, a size, or an alias."""
+        from .factories import legacy_construct
+
+        return legacy_construct(cls, _dtypes.float32, args, kwargs)
+
+    @classmethod
+    def _make(cls, data, device=CPU, dtype=None):
+        """A fresh leaf holding `data` (no copy)."""
+        t = object.__new__(cls)
+        t._data = data
+        t._dtype = dtype if dtype is not None else _dtypes._BY_NP[data.dtype]
+        t._device = device
+        t._requires_grad = False
+        t._grad_fn = None
+        t._output_nr = 0
+        t._grad = None
+        t._retains_grad = False
+        t._version_counter = _VersionCounter()
+        t._base = None
+        t._view_fn = None
+        t._view_version = 0
+        t._view_flags = None
+        t._accumulator = None
+        return t
+
+    @classmethod
+    def _wrap(cls, data, device=None):
+        if isinstance(data, np.generic):  # NumPy turns 0-d results into scalars
+            data = np.asarray(data)
+        if device is None:
+            device = CPU if isinstance(data, np.ndarray) else _device_of_array(data)
+        return Tensor._make(data, device)
+
+    # -- autograd state ----------------------------------------------------------------
+    @property
+    def grad_fn(self):
+        if self._base is not None and self._view_version != self._version_counter.value:
+            self._regenerate_view_history()
+        return self._grad_fn
+
+    def _regenerate_view_history(self):
+        """After an in-place write anywhere in the base, a view's history is rebuilt on top
+        of the base's new history (PyTorch names the node AsStridedBackward0)."""
+        from .functions import AsStridedBackward0
+
+        base = self._base
+        self._view_version = self._version_counter.value
+        if self._view_flags == "no_grad" or not base.requires_grad:
+            return
+        self._grad_fn = AsStridedBackward0(
+            (base._edge(),), base._data.shape, base._data.dtype, self._view_fn
+        )
+        self._output_nr = 0
+        self._requires_grad = False
+
+    @property
+    def requires_grad(self):
+        return self._requires_grad or self.grad_fn is not None
+
+    @requires_grad.setter
+    def requires_grad(self, flag):
+        if self.grad_fn is not None:
+            raise RuntimeError(
+                msg.REQUIRES_GRAD_NONLEAF_SHORT if flag else msg.REQUIRES_GRAD_NONLEAF_LONG
+            )
+        if flag and not self._dtype.is_floating_point:
+            raise RuntimeError(msg.ATTR_INT_REQUIRES_GRAD)
+        self._requires_grad = bool(flag)
+
+    def requires_grad_(self, requires_grad=True):
+        if self.grad_fn is not None:
+            if not requires_grad:
+                raise RuntimeError(msg.REQUIRES_GRAD_NONLEAF_LONG)
+            return self
+        if requires_grad and not self._dtype.is_floating_point:
+            raise RuntimeError(msg.METHOD_INT_REQUIRES_GRAD)
+        self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    @property
+    def retains_grad(self):
+        return self._retains_grad
+
+    def retain_grad(self):
+        if not self.requires_grad:
+            raise RuntimeError(msg.RETAIN_GRAD_NO_GRAD)
+        fn = self.grad_fn
+        if fn is None or self._retains_grad:
+            return
+        self._retains_grad = True
+        fn._retained = (fn._retained or []) + [(self._output_nr, self)]
+
+    @property
+    def grad(self):
+        if self.grad_fn is not None and not self._retains_grad:
+            warn(msg.NONLEAF_GRAD_ACCESS)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(msg.GRAD_NOT_TENSOR.format(type(value).__name__))
+            if value is self:
+                raise RuntimeError(msg.GRAD_SELF)
+            if value._dtype is not self._dtype:
+                raise RuntimeError(
+                    msg.grad_dtype(
+                        _dtypes.CPP_NAME[value._dtype], _dtypes.SCALAR_TYPE_NAME[self._dtype]
+                    )
+                )
+            if value.shape != self.shape:
+                raise RuntimeError(msg.grad_size(value.shape, self.shape))
+        self._grad = value
+
+    @property
+    def _version(self):
+        return self._version_counter.value
+
+    def _edge(self):
+        """Where a gradient for this tensor goes: its grad_fn, its accumulator, or nowhere."""
+        fn = self.grad_fn
+        if fn is not None:
+            return (fn, self._output_nr)
+        if self._requires_grad:
+            return (self._accumulator_node(), 0)
+        return (None, 0)
+
+    def _accumulator_node(self):
+        if self._accumulator is None:
+            self._accumulator = AccumulateGrad(self)
+        return self._accumulator
+
+    def _accumulate(self, g, retained=False):
+        """Add an incoming gradient (array) into `.grad`, in this tensor's dtype."""
+        if isinstance(g, np.generic):  # NumPy turns 0-d results into scalars
+            g = np.asarray(g)
+        if g.dtype != self._data.dtype:
+            g = g.astype(self._data.dtype)
+        if self._grad is None:
+            copy = g.copy() if g.shape == self._data.shape else g.reshape(self._data.shape)
+            self._grad = Tensor._make(copy, self._device, self._dtype)
+        else:
+            self._grad._data += g
+            self._grad._version_counter.value += 1
+
+    def register_hook(self, hook):
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        node = self.grad_fn or self._accumulator_node()
+        entry = (self._output_nr if self.grad_fn is not None else 0, hook)
+        node._hooks = (node._hooks or []) + [entry]
+        return _HookHandle(node, entry)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        from .autograd.engine import backward
+
+        backward([self], [gradient], retain_graph=retain_graph, create_graph=create_graph)
+
+    def detach(self):
+        out = Tensor._make(self._data, self._device, self._dtype)
+        out._version_counter = self._version_counter
+        return out
+
+    def detach_(self):
+        if self._base is not None:
+            raise RuntimeError(msg.DETACH_VIEW_INPLACE)
+        self._grad_fn = None
+        self._requires_grad = False
+        return self
+
+    @property
+    def data(self):
+        return Tensor._make(self._data, self._device, self._dtype)
+
+    @data.setter
+    def data(self, value):
+        self._data = value._data
+        self._dtype = value._dtype
+        self._device = value._device
+
+    # -- metadata ----------------------------------------------------------------------
+    @property
+    def shape(self):
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[dim]
+
+    def dim(self):
+        return self._data.ndim
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    def numel(self):
+        return int(self._data.size)
+
+    nelement = numel
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def device(self):
+        return self._device
+
+    @property
+    def is_cuda(self):
+        return self._device.type == "cuda"
+
+    @property
+    def _xp(self):
+        return xp(self._device)
+
+    def is_floating_point(self):
+        return self._dtype.is_floating_point
+
+    def element_size(self):
+        return self._dtype.itemsize
+
+    def is_contiguous(self):
+        return bool(self._data.flags.c_contiguous)
+
+    def untyped_storage(self):
+        return _Storage(self._data)
+
+    def data_ptr(self):
+        if hasattr(self._data, "__array_interface__"):
+            return self._data.__array_interface__["data"][0]
+        return self._data.data.ptr
+
+    def type(self, dtype=None, non_blocking=False):
+        if dtype is None:
+            where = "cuda." if self._device.type == "cuda" else ""
+            return f"{msg.LIB}.{where}{self._dtype.tensor_type_name}"
+        if isinstance(dtype, str):
+            name = dtype.split(".")[-1]
+            dtype = next(d for d in _dtypes.ALL if d.tensor_type_name == name)
+        return self.to(getattr(dtype, "dtype", dtype))
+
+    # -- Python protocol ---------------------------------------------------------------
+    def __repr__(self, *, tensor_contents=None):
+        fn = self.grad_fn
+        host = self._data if isinstance(self._data, np.ndarray) else self._data.get()
+        return _format.format_tensor(
+            host,
+            dtype_name=self._dtype.name,
+            device=str(self._device),
+            requires_grad=self.requires_grad,
+            grad_fn_name=type(fn).__name__ if fn is not None else None,
+        )
+
+    __str__ = __repr__
+
+    def __hash__(self):
+        return id(self)
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._data.reshape(()))
+
+    def _scalar(self, warn_if_grad):
+        if self._data.size != 1:
+            raise ValueError(msg.ONLY_ONE_ELEMENT)
+        if warn_if_grad and self.requires_grad:
+            warn(msg.SCALAR_FROM_GRAD_TENSOR, once_key="scalar-from-grad-tensor")
+        return self._data.reshape(()).item()
+
+    def __float__(self):
+        return float(self._scalar(warn_if_grad=True))
+
+    def __int__(self):
+        return int(self._scalar(warn_if_grad=False))
+
+    def __index__(self):
+        if self._dtype.is_floating_point or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self._scalar(warn_if_grad=False))
+
+    def item(self):
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
+            )
+        return self._data.reshape(()).item()
+
+    def tolist(self):
+        host = self._data if isinstance(self._data, np.ndarray) else self._data.get()
+        return host.tolist()
+
+    def numpy(self, *, force=False):
+        if self._device.type != "cpu":
+            if not force:
+                raise TypeError(msg.numpy_of_device(self._device))
+            return self.detach().cpu().numpy()
+        if self.requires_grad and grad_mode._enabled and not force:
+            raise RuntimeError(msg.NUMPY_REQUIRES_GRAD)
+        return self._data.view()
+
+    def __array__(self, dtype=None):
+        # No `copy` keyword, like PyTorch's: NumPy 2 then warns exactly as it does for torch.
+        arr = self.numpy()
+        return arr if dtype is None else arr.astype(dtype, copy=False)
+
+    def __reduce_ex__(self, protocol):
+        return (_rebuild, (self.detach().cpu().numpy().copy(), self.requires_grad))
+
+
+def _rebuild(array, requires_grad):
+    return Tensor._make(array).requires_grad_(requires_grad)
+
+
+def _device_of_array(data):
+    from ._device import CUDA0
+
+    return CPU if isinstance(data, np.ndarray) else CUDA0
+
+
+class _HookHandle:
+    def __init__(self, node, entry):
+        self._node, self._entry = node, entry
+
+    def remove(self):
+        hooks = self._node._hooks or []
+        self._node._hooks = [h for h in hooks if h is not self._entry] or None
