@@ -63,19 +63,27 @@ def observe(
 ) -> dict:
     """Observations of the chosen scenarios (all when scenario_ids is None) on `engine`."""
     chosen = select(ids=scenario_ids)
+    name = _importable_name(engine)
+    # fresh interpreters start first and import the engine while this process works
+    started = {
+        sc.id: _start_fresh_process(name, sc, seed, device, time_limit)
+        for sc in chosen
+        if sc.fresh_process and name
+    }
     results = {}
     for sc in chosen:
-        if sc.fresh_process and _importable_name(engine):
-            results[sc.id] = _observe_in_fresh_process(engine, sc, seed, device, time_limit)
-        else:
-            results[sc.id] = observe_scenario(engine, sc, seed, device, time_limit)
-            if sc.fresh_process:
-                results[sc.id]["isolation"] = "this process (engine not importable by name)"
+        if sc.id in started:
+            continue
+        results[sc.id] = observe_scenario(engine, sc, seed, device, time_limit)
+        if sc.fresh_process:
+            results[sc.id]["isolation"] = "this process (engine not importable by name)"
+    for sid, process in started.items():
+        results[sid] = _finish_fresh_process(process, time_limit)
     return {
         "engine": getattr(engine, "__name__", type(engine).__name__),
         "seed": int(seed),
         "device": device,
-        "scenarios": results,
+        "scenarios": {sc.id: results[sc.id] for sc in chosen},
     }
 
 
@@ -177,39 +185,29 @@ def _importable_name(engine) -> str | None:
     return None
 
 
-def _observe_in_fresh_process(engine, sc: Scenario, seed, device, time_limit) -> dict:
+def _start_fresh_process(engine_name: str, sc: Scenario, seed, device, time_limit):
     package_root = str(Path(__file__).resolve().parent.parent)
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([package_root, *sys.path[1:], env.get("PYTHONPATH", "")])
-    command = [
-        sys.executable,
-        "-m",
-        "autograder.observe_child",
-        "--engine",
-        _importable_name(engine),
-        "--scenario",
-        sc.id,
-        "--seed",
-        str(seed),
-        "--device",
-        device,
-        "--time-limit",
-        str(time_limit),
-    ]
+    command = [sys.executable, "-m", "autograder.observe_child", "--engine", engine_name,
+               "--scenario", sc.id, "--seed", str(seed), "--device", device,
+               "--time-limit", str(time_limit)]  # fmt: skip
+    return subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+    )
+
+
+def _finish_fresh_process(process: subprocess.Popen, time_limit) -> dict:
     try:
-        done = subprocess.run(
-            command,
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=time_limit + _IMPORT_ALLOWANCE_S,
-        )
+        stdout, stderr = process.communicate(timeout=time_limit + _IMPORT_ALLOWANCE_S)
     except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate()
         return _process_failure("timeout", f"fresh process stopped after {time_limit:g} s")
-    if done.returncode != 0 or not done.stdout.strip():
-        tail = (done.stderr or "").strip().splitlines()[-3:]
-        return _process_failure("error", f"fresh process exited {done.returncode}: {tail}")
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    if process.returncode != 0 or not stdout.strip():
+        tail = (stderr or "").strip().splitlines()[-3:]
+        return _process_failure("error", f"fresh process exited {process.returncode}: {tail}")
+    result = json.loads(stdout.strip().splitlines()[-1])
     result["isolation"] = "fresh process"
     return result
 

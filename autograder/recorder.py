@@ -81,9 +81,15 @@ class Recorder:
         self._add(label, "value", value=value, raised=self._raised(exc), warnings=caught)
 
     def grad(self, label: str, t) -> None:
-        """Read t.grad inside a warnings catcher: None or a tensor snapshot, plus the warnings."""
+        """Read t.grad inside a warnings catcher: None or a tensor snapshot, plus the warnings.
+
+        The gradient's own `_version` is left out: it counts how PyTorch's engine happened to
+        sum contributions into the buffer, which no rule of the course is about.
+        """
         grad, exc, caught = self._capture(lambda: t.grad)
         value, enc_exc, enc_caught = self._capture(lambda: self.encode(grad))
+        if isinstance(value, dict) and "tensor" in value:
+            value["tensor"].pop("version", None)
         if exc is None and enc_exc is not None:
             exc = enc_exc
         self._add(
