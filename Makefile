@@ -35,5 +35,8 @@ bench: install
 lab: install
 	$(BIN)/jupyter lab --port=$(PORT) --notebook-dir=course $(LAB_ARGS)
 
+html: install
+	$(BIN)/python tools/notebooks.py html --out site
+
 clean:
 	rm -rf $(VENV) build site .pytest_cache .ruff_cache .hypothesis

@@ -11,9 +11,10 @@ backward engine would, and shows:
 * backward nodes, named as the engine names them, with the tensors they saved and whether
   those were modified in place since (the version check that `backward()` will make);
 * `None` slots of `next_functions` (inputs that did not require grad);
-* cut graphs: a tensor passed in that has neither `grad_fn` nor `requires_grad`, and is not
-  an input some node saved, cannot be connected to anything; it is drawn apart with a
-  "graph cut here" marker. NumPy arrays passed in are drawn the same way.
+* cut graphs: next to a graph, a tensor passed in that has neither `grad_fn` nor
+  `requires_grad` is where `backward()` stops (values copied out of a graph, `detach()`, a
+  round trip through NumPy, or simply a constant); it gets a "graph cut here" marker, and a
+  dotted arrow to the node that saved it, if one did. NumPy arrays are drawn apart.
 
 Arrows point the way values flow forward; `backward()` walks them in reverse.
 
@@ -244,20 +245,20 @@ class _GraphBuilder:
         self.nodes[aid] = Node(aid, "array", f"{label}: {title}" if label else title, lines, {0}, a)
 
     def classify_loose_tensors(self):
-        """A tensor without graph is an input some node saved (a constant), a plain tensor
-        when nothing else has a graph, or else where a graph was cut."""
+        """Next to a graph, a tensor without grad_fn or requires_grad is where backward()
+        stops: the graph is cut there (values copied out, detach(), NumPy, or a constant).
+        A node that saved it gets a dotted arrow from it. Alone, it is a plain tensor."""
         has_graph = any(n.kind != "array" for n in self.nodes.values())
         for t in self.loose:
+            if not has_graph:
+                self._tensor_node(t, "tensor")
+                continue
+            node = self.nodes[self._tensor_node(t, "cut")]
+            node.lines.insert(0, "graph cut here: no grad_fn, requires_grad=False")
+            node.alerts = {0}
             saver = self.saved_by.get(id(t))
             if saver is not None:
-                self._edge(self._tensor_node(t, "tensor"), saver, "saved")
-            elif not has_graph:
-                self._tensor_node(t, "tensor")
-            else:
-                tid = self._tensor_node(t, "cut")
-                node = self.nodes[tid]
-                node.lines.insert(0, "graph cut here: no grad_fn, no requires_grad")
-                node.alerts = {0}
+                self._edge(node.id, saver, "saved")
 
     def _edge(self, src, dst, kind="flow"):
         edge = Edge(src, dst, kind)
@@ -351,8 +352,8 @@ LEGEND = {
     "function": "backward node (grad_fn)",
     "accumulate": "AccumulateGrad (fills a leaf's .grad)",
     "none": "None: input without grad",
-    "cut": "graph cut here",
-    "array": "graph cut here",
+    "cut": "graph cut here: backward() stops",
+    "array": "NumPy array: no graph",
 }
 TEXT = "#1b1f24"
 ALERT = "#c62828"
@@ -554,7 +555,6 @@ class _SvgLayout:
         x, y, height = self._place(layers)
         width = max(x[k] + self.size[k][0] / 2 for k in x) + MARGIN
         legend_kinds = [k for k in LEGEND if any(n.kind == k for n in self.nodes.values())]
-        legend_kinds = [k for k in legend_kinds if not (k == "array" and "cut" in legend_kinds)]
         legend_h = LINE_H * (len(legend_kinds) + 1) + PAD_Y
         total_h = height + legend_h
         width = max(width, 330)

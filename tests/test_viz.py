@@ -161,13 +161,13 @@ def test_rebuilt_tensor_is_drawn_as_a_cut():
     assert picture.node("Parameter float32[2]").kind == "leaf"
 
 
-def test_a_constant_input_is_not_a_cut():
+def test_a_saved_input_without_grad_is_a_cut_linked_to_its_node():
     a = torch.tensor([1.0, 2.0], requires_grad=True)
     b = torch.tensor([3.0, 4.0])
     y = a * b
     picture = draw(y, b, names=["y", "b"])
     assert y.grad_fn._saved_other is b
-    assert picture.node("b").kind == "tensor"
+    assert picture.node("b").kind == "cut"
     (edge,) = [e for e in picture.edges if e.src == picture.node("b").id]
     assert (edge.kind, edge.dst) == ("saved", picture.node("MulBackward0").id)
 
