@@ -7,14 +7,11 @@ tensors between CPU and GPU run only with device="cuda"; their error texts are S
 
 import numpy as np
 
+from autograder.catalogue._data import floats, scalar
 from autograder.catalogue._statements import iadd
 from autograder.scenarios import scenario
 
 LECTURE = "course/06_devices.ipynb"
-
-
-def _floats(rng, shape, low=-2.0, high=2.0):
-    return rng.uniform(low, high, size=shape).tolist()
 
 
 def _halves(rng, shape):
@@ -33,8 +30,8 @@ def _halves(rng, shape):
 )
 def to_without_change_returns_self(T, record, rng):
     dev = record.device
-    a = T.tensor(_floats(rng, 3), device=dev, requires_grad=True)
-    b = T.tensor(_floats(rng, 3), dtype=T.float64, device=dev)
+    a = T.tensor(floats(rng, 3, -2, 2), device=dev, requires_grad=True)
+    b = T.tensor(floats(rng, 3, -2, 2), dtype=T.float64, device=dev)
     i = T.tensor(rng.integers(-5, 5, size=3).tolist(), device=dev)
     record.same("a.to(device) is a", a.to(dev), a)
     record.same("a.to(a.device) is a", a.to(a.device), a)
@@ -60,8 +57,8 @@ def to_without_change_returns_self(T, record, rng):
 )
 def to_new_dtype_copies(T, record, rng):
     dev = record.device
-    a = T.tensor(_floats(rng, (2, 3)), device=dev, requires_grad=True)
-    b = T.tensor(_floats(rng, 3), dtype=T.float64, device=dev, requires_grad=True)
+    a = T.tensor(floats(rng, (2, 3), -2, 2), device=dev, requires_grad=True)
+    b = T.tensor(floats(rng, 3, -2, 2), dtype=T.float64, device=dev, requires_grad=True)
     copies = [
         ("a.double()", lambda: a.double()),
         ("a.to(T.float64)", lambda: a.to(T.float64)),
@@ -88,14 +85,14 @@ def to_new_dtype_copies(T, record, rng):
 )
 def grad_returns_in_source_dtype(T, record, rng):
     dev = record.device
-    a = T.tensor(_floats(rng, 3), device=dev, requires_grad=True)
-    w64 = T.tensor(_floats(rng, 3), dtype=T.float64, device=dev)
+    a = T.tensor(floats(rng, 3, -2, 2), device=dev, requires_grad=True)
+    w64 = T.tensor(floats(rng, 3, -2, 2), dtype=T.float64, device=dev)
     y = a.double()
     record.call("(a.double() * w64).sum().backward()", lambda: (y * w64).sum().backward())
     record.grad("a.grad (a is float32)", a)
     record.grad("a.double().grad", y)
-    b = T.tensor(_floats(rng, 3), dtype=T.float64, device=dev, requires_grad=True)
-    w = T.tensor(_floats(rng, 3), device=dev)
+    b = T.tensor(floats(rng, 3, -2, 2), dtype=T.float64, device=dev, requires_grad=True)
+    w = T.tensor(floats(rng, 3, -2, 2), device=dev)
     record.call(
         "(b.float() ** 2 * w).sum().backward()", lambda: (b.float() ** 2 * w).sum().backward()
     )
@@ -106,7 +103,7 @@ def grad_returns_in_source_dtype(T, record, rng):
         "(h.to(T.float16) * wh).sum().backward()", lambda: (h.to(T.float16) * wh).sum().backward()
     )
     record.grad("h.grad (h is float32)", h)
-    c = T.tensor(_floats(rng, 3), device=dev, requires_grad=True)
+    c = T.tensor(floats(rng, 3, -2, 2), device=dev, requires_grad=True)
     record.call(
         "(c.double().float() * w).sum().backward()",
         lambda: (c.double().float() * w).sum().backward(),
@@ -125,7 +122,7 @@ def leaf_created_on_device(T, record, rng):
     made = [
         (
             "T.tensor(..., device=d, requires_grad=True)",
-            lambda: T.tensor(_floats(rng, 3), device=dev, requires_grad=True),
+            lambda: T.tensor(floats(rng, 3, -2, 2), device=dev, requires_grad=True),
         ),
         (
             "T.zeros(2, 3, device=d, requires_grad=True)",
@@ -141,11 +138,11 @@ def leaf_created_on_device(T, record, rng):
         ),
         (
             "T.tensor(...).to(d).requires_grad_()",
-            lambda: T.tensor(_floats(rng, 3)).to(dev).requires_grad_(),
+            lambda: T.tensor(floats(rng, 3, -2, 2)).to(dev).requires_grad_(),
         ),
         (
             "T.tensor(..., device=d).requires_grad_()",
-            lambda: T.tensor(_floats(rng, 3), device=dev).requires_grad_(),
+            lambda: T.tensor(floats(rng, 3, -2, 2), device=dev).requires_grad_(),
         ),
     ]
     for label, make in made:
@@ -165,7 +162,7 @@ def module_to_dtype_keeps_parameters(T, record, rng):
     model = T.nn.Sequential(T.nn.Linear(3, 4), T.nn.ReLU(), T.nn.Linear(4, 2))
     with T.no_grad():  # initial values differ between engines by design: set them from rng
         for p in model.parameters():
-            p.copy_(T.tensor(_floats(rng, tuple(p.shape), -1.0, 1.0)))
+            p.copy_(T.tensor(floats(rng, tuple(p.shape), -1.0, 1.0)))
     before = list(model.parameters())
     moved = record.call("model.to(T.float64)", lambda: model.to(T.float64))
     record.same("model.to(T.float64) is model", moved, model)
@@ -173,7 +170,7 @@ def module_to_dtype_keeps_parameters(T, record, rng):
     for i, (p, q) in enumerate(zip(before, after, strict=True)):
         record.same(f"parameter {i} is the same object", p, q)
         record.tensor(f"parameter {i} after .to(T.float64)", q)
-    x = T.tensor(_floats(rng, (5, 3)), dtype=T.float64)
+    x = T.tensor(floats(rng, (5, 3), -2, 2), dtype=T.float64)
     out = model(x)
     record.tensor("model(x)", out)
     record.call("model(x).sum().backward()", lambda: out.sum().backward())
@@ -193,7 +190,7 @@ def module_to_dtype_keeps_parameters(T, record, rng):
     lecture=f"{LECTURE}#to-returns-self-or-a-copy",
 )
 def parameter_to_new_dtype_is_plain_tensor(T, record, rng):
-    p = T.nn.Parameter(T.tensor(_floats(rng, 3), device=record.device))
+    p = T.nn.Parameter(T.tensor(floats(rng, 3, -2, 2), device=record.device))
     q = record.call("q = p.double()", lambda: p.double())
     record.value("type(q).__name__", type(q).__name__)
     record.same("p.float() is p", p.float(), p)
@@ -215,17 +212,17 @@ def parameter_to_new_dtype_is_plain_tensor(T, record, rng):
     weight=2,
 )
 def cuda_copy_of_cpu_leaf(T, record, rng):
-    a = T.tensor(_floats(rng, 3), requires_grad=True)
+    a = T.tensor(floats(rng, 3, -2, 2), requires_grad=True)
     g = record.call("g = a.cuda()", lambda: a.cuda())
     record.call("a.to('cuda')", lambda: a.to("cuda"))
     record.same("g.cuda() is g", g.cuda(), g)
     record.same("g.to('cuda') is g", g.to("cuda"), g)
     record.call("g.cpu()", lambda: g.cpu())
-    w = T.tensor(_floats(rng, 3), device="cuda")
+    w = T.tensor(floats(rng, 3, -2, 2), device="cuda")
     record.call("(g * w).sum().backward()", lambda: (g * w).sum().backward())
     record.grad("g.grad", g)
     record.grad("a.grad (back on the CPU)", a)
-    b = T.tensor(_floats(rng, 3), requires_grad=True)
+    b = T.tensor(floats(rng, 3, -2, 2), requires_grad=True)
     h = record.call("h = b.to('cuda', T.float64)", lambda: b.to("cuda", T.float64))
     record.call("(h * h).sum().backward()", lambda: (h * h).sum().backward())
     record.grad("b.grad (CPU, float32)", b)
@@ -241,15 +238,15 @@ def cuda_copy_of_cpu_leaf(T, record, rng):
 def cuda_leaf_created_on_gpu(T, record, rng):
     record.call(
         "T.tensor(..., device='cuda', requires_grad=True)",
-        lambda: T.tensor(_floats(rng, 3), device="cuda", requires_grad=True),
+        lambda: T.tensor(floats(rng, 3, -2, 2), device="cuda", requires_grad=True),
     )
     record.call(
         "T.tensor(...).cuda().requires_grad_()",
-        lambda: T.tensor(_floats(rng, 3)).cuda().requires_grad_(),
+        lambda: T.tensor(floats(rng, 3, -2, 2)).cuda().requires_grad_(),
     )
     record.call(
         "T.tensor(..., requires_grad=True).cuda() (a copy)",
-        lambda: T.tensor(_floats(rng, 3), requires_grad=True).cuda(),
+        lambda: T.tensor(floats(rng, 3, -2, 2), requires_grad=True).cuda(),
     )
     record.call(
         "T.zeros(2, device=T.device('cuda'), requires_grad=True)",
@@ -265,8 +262,8 @@ def cuda_leaf_created_on_gpu(T, record, rng):
     devices=("cuda",),
 )
 def cuda_mixing_devices_fails(T, record, rng):
-    g = T.tensor(_floats(rng, (2, 2)), device="cuda")
-    c = T.tensor(_floats(rng, (2, 2)))
+    g = T.tensor(floats(rng, (2, 2), -2, 2), device="cuda")
+    c = T.tensor(floats(rng, (2, 2), -2, 2))
     record.call("g + c", lambda: g + c)
     record.call("c + g (the CUDA device is still named first)", lambda: c + g)
     record.call("g * c", lambda: g * c)
@@ -285,7 +282,7 @@ def cuda_mixing_devices_fails(T, record, rng):
     devices=("cuda",),
 )
 def cuda_numpy_refused(T, record, rng):
-    values = _floats(rng, 3)
+    values = floats(rng, 3, -2, 2)
     g = T.tensor(values, device="cuda")
     r = T.tensor(values, device="cuda", requires_grad=True)
     record.call("g.numpy()", lambda: g.numpy())
@@ -304,8 +301,8 @@ def cuda_numpy_refused(T, record, rng):
     devices=("cuda",),
 )
 def cuda_version_error_names_cuda_type(T, record, rng):
-    a = T.tensor(_floats(rng, 3), device="cuda", requires_grad=True)
-    s = float(rng.uniform(0.5, 2))
+    a = T.tensor(floats(rng, 3, -2, 2), device="cuda", requires_grad=True)
+    s = scalar(rng)
     x = a * 2
     y = x**2
     record.call("x.add_(s) after y = x ** 2", lambda: x.add_(s))

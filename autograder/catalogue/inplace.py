@@ -4,14 +4,11 @@ Every value a scenario observes comes from `rng`; the structure (shapes, which o
 where) is fixed, because that is what the rule is about.
 """
 
+from autograder.catalogue._data import floats, scalar
 from autograder.catalogue._statements import iadd, idiv, imul, isub, setitem
 from autograder.scenarios import scenario
 
 LECTURE = "course/04_inplace_versions.ipynb"
-
-
-def _floats(rng, shape, low=-2.0, high=2.0):
-    return rng.uniform(low, high, size=shape).tolist()
 
 
 # -- I1: version counters ------------------------------------------------------------------
@@ -25,9 +22,9 @@ def _floats(rng, shape, low=-2.0, high=2.0):
 )
 def version_bumps_every_inplace_op(T, record, rng):
     dev = record.device
-    x = T.tensor(_floats(rng, (2, 3)), device=dev)
+    x = T.tensor(floats(rng, (2, 3), -2, 2), device=dev)
     s, lo, hi = (
-        float(rng.uniform(0.5, 2)),
+        scalar(rng),
         float(rng.uniform(-1.5, -0.5)),
         float(rng.uniform(0.5, 1.5)),
     )
@@ -44,7 +41,7 @@ def version_bumps_every_inplace_op(T, record, rng):
         ("x -= s", lambda: isub(x, s)),
         ("x.clamp_(lo, hi)", lambda: x.clamp_(lo, hi)),
         ("x.relu_()", lambda: x.relu_()),
-        ("x.copy_(y)", lambda: x.copy_(T.tensor(_floats(rng, (2, 3)), device=dev))),
+        ("x.copy_(y)", lambda: x.copy_(T.tensor(floats(rng, (2, 3), -2, 2), device=dev))),
         ("x.fill_(s)", lambda: x.fill_(s)),
         ("x.zero_()", lambda: x.zero_()),
     ]
@@ -62,13 +59,13 @@ def version_bumps_every_inplace_op(T, record, rng):
 def inplace_ops_rewrite_graph_tensor(T, record, rng):
     dev = record.device
     # Each in-place op on a non-leaf bumps its version and becomes its new grad_fn.
-    a = T.tensor(_floats(rng, 6, -1.5, 1.5), requires_grad=True, device=dev)
+    a = T.tensor(floats(rng, 6, -1.5, 1.5), requires_grad=True, device=dev)
     b = T.tensor(
         (rng.choice([-1.0, 1.0], 6) * rng.uniform(0.5, 2, 6)).tolist(),
         requires_grad=True,
         device=dev,
     )
-    s = float(rng.uniform(0.5, 2))
+    s = scalar(rng)
     for label, step in [
         ("x.zero_()", lambda x: x.zero_()),
         ("x.fill_(s)", lambda x: x.fill_(s)),
@@ -99,7 +96,7 @@ def inplace_ops_rewrite_graph_tensor(T, record, rng):
     for label, step in steps:
         record.call(label, step)
         record.tensor(f"x after {label}", x)
-    w = T.tensor(_floats(rng, 6), device=dev)
+    w = T.tensor(floats(rng, 6, -2, 2), device=dev)
     record.call("(x * w).sum().backward()", lambda: (x * w).sum().backward())
     record.grad("a.grad", a)
     record.grad("b.grad", b)
@@ -113,9 +110,9 @@ def inplace_ops_rewrite_graph_tensor(T, record, rng):
 )
 def version_shared_with_views(T, record, rng):
     dev = record.device
-    base = T.tensor(_floats(rng, (2, 3)), device=dev)
+    base = T.tensor(floats(rng, (2, 3), -2, 2), device=dev)
     row, flat, tr = base[0], base.view(6), base.t()
-    s = float(rng.uniform(0.5, 2))
+    s = scalar(rng)
     steps = [
         ("row.add_(s)", lambda: row.add_(s)),
         ("base.mul_(s)", lambda: base.mul_(s)),
@@ -140,8 +137,8 @@ def version_shared_with_views(T, record, rng):
 )
 def version_shared_with_detach_not_data(T, record, rng):
     dev = record.device
-    a = T.tensor(_floats(rng, 3), requires_grad=True, device=dev)
-    s = float(rng.uniform(0.5, 2))
+    a = T.tensor(floats(rng, 3, -2, 2), requires_grad=True, device=dev)
+    s = scalar(rng)
     d = a.detach()
     record.call("a.detach().add_(s)", lambda: d.add_(s))
     record.tensor("a after a.detach().add_(s)", a)
@@ -173,8 +170,8 @@ def version_shared_with_detach_not_data(T, record, rng):
 )
 def version_error_saved_input(T, record, rng):
     dev = record.device
-    a = T.tensor(_floats(rng, 3), requires_grad=True, device=dev)
-    s = float(rng.uniform(0.5, 2))
+    a = T.tensor(floats(rng, 3, -2, 2), requires_grad=True, device=dev)
+    s = scalar(rng)
     x = a * 2
     y = x**2  # PowBackward0 saves x
     record.call("x.add_(s) after y = x ** 2", lambda: x.add_(s))
@@ -201,9 +198,9 @@ def version_error_saved_input(T, record, rng):
 def version_error_saved_output(T, record, rng):
     dev = record.device
     # exp, sigmoid and tanh save their result: changing the result breaks their backward
-    a = T.tensor(_floats(rng, 3), requires_grad=True, device=dev)
-    m = T.tensor(_floats(rng, (2, 3)), requires_grad=True, device=dev)
-    s = float(rng.uniform(0.5, 2))
+    a = T.tensor(floats(rng, 3, -2, 2), requires_grad=True, device=dev)
+    m = T.tensor(floats(rng, (2, 3), -2, 2), requires_grad=True, device=dev)
+    s = scalar(rng)
     cases = [
         ("y = a.exp(); y.add_(s)", lambda: a.exp(), lambda y: y.add_(s)),
         ("y = a.sigmoid(); y.mul_(s)", lambda: a.sigmoid(), lambda y: y.mul_(s)),
@@ -228,18 +225,18 @@ def version_error_saved_output(T, record, rng):
 )
 def version_error_names_type_and_shape(T, record, rng):
     dev = record.device
-    s = float(rng.uniform(0.5, 2))
-    scalar = T.tensor(float(rng.uniform(-2, 2)), requires_grad=True, device=dev)
-    x0 = scalar * 1
+    s = scalar(rng)
+    zero_d = T.tensor(float(rng.uniform(-2, 2)), requires_grad=True, device=dev)
+    x0 = zero_d * 1
     y0 = x0**2
     record.call("0-d: x.sub_(s) after y = x ** 2", lambda: x0.sub_(s))
     record.call("0-d: y.backward()", lambda: y0.backward())
-    d = T.tensor(_floats(rng, 2), dtype=T.float64, requires_grad=True, device=dev)
+    d = T.tensor(floats(rng, 2, -2, 2), dtype=T.float64, requires_grad=True, device=dev)
     x1 = d + 0
     y1 = x1**2
     record.call("float64: x.add_(s) after y = x ** 2", lambda: x1.add_(s))
     record.call("float64: y.sum().backward()", lambda: y1.sum().backward())
-    m = T.tensor(_floats(rng, (3, 2)), requires_grad=True, device=dev)
+    m = T.tensor(floats(rng, (3, 2), -2, 2), requires_grad=True, device=dev)
     x2 = m / s
     y2 = x2 * m
     record.call("2-D: x.mul_(s) after y = x * m", lambda: x2.mul_(s))
@@ -256,9 +253,9 @@ def version_error_names_type_and_shape(T, record, rng):
 def version_error_leaf_or_constant(T, record, rng):
     dev = record.device
     # a changed leaf or constant has no forward op: the message omits "which is output 0 of"
-    a = T.tensor(_floats(rng, 3), requires_grad=True, device=dev)
-    b = T.tensor(_floats(rng, 3), device=dev)
-    s = float(rng.uniform(0.5, 2))
+    a = T.tensor(floats(rng, 3, -2, 2), requires_grad=True, device=dev)
+    b = T.tensor(floats(rng, 3, -2, 2), device=dev)
+    s = scalar(rng)
     y = (a * a).sum()
 
     def step_leaf_under_no_grad():
@@ -283,8 +280,8 @@ def version_error_leaf_or_constant(T, record, rng):
 )
 def version_error_after_setitem(T, record, rng):
     dev = record.device
-    a = T.tensor(_floats(rng, 3), requires_grad=True, device=dev)
-    s = float(rng.uniform(0.5, 2))
+    a = T.tensor(floats(rng, 3, -2, 2), requires_grad=True, device=dev)
+    s = scalar(rng)
     x = a * 2
     y = x**2
     record.call("x[0] = s after y = x ** 2", lambda: setitem(x, 0, s))
@@ -307,7 +304,7 @@ def version_error_after_setitem(T, record, rng):
 def version_error_index_tensor(T, record, rng):
     dev = record.device
     # indexing with an integer tensor saves the index tensor too
-    a = T.tensor(_floats(rng, 4), requires_grad=True, device=dev)
+    a = T.tensor(floats(rng, 4, -2, 2), requires_grad=True, device=dev)
     idx = T.tensor(rng.choice(4, size=2, replace=False).tolist(), device=dev)
     y = a[idx]
     record.tensor("y = a[idx]", y)
@@ -325,9 +322,9 @@ def version_error_index_tensor(T, record, rng):
 def inplace_without_saved_tensor_is_fine(T, record, rng):
     dev = record.device
     # add, sum and multiplication by a Python number save no tensor: in-place after them is safe
-    a = T.tensor(_floats(rng, 3), requires_grad=True, device=dev)
-    b = T.tensor(_floats(rng, 3), requires_grad=True, device=dev)
-    s = float(rng.uniform(0.5, 2))
+    a = T.tensor(floats(rng, 3, -2, 2), requires_grad=True, device=dev)
+    b = T.tensor(floats(rng, 3, -2, 2), requires_grad=True, device=dev)
+    s = scalar(rng)
     x = a * s
     y = (x + b).sum() + x.sum() * s
     record.call("x.add_(s) after y = (x + b).sum() + x.sum() * s", lambda: x.add_(s))
@@ -354,8 +351,8 @@ def inplace_without_saved_tensor_is_fine(T, record, rng):
 )
 def leaf_inplace_refused(T, record, rng):
     dev = record.device
-    a = T.tensor(_floats(rng, 4), requires_grad=True, device=dev)
-    s = float(rng.uniform(0.5, 2))
+    a = T.tensor(floats(rng, 4, -2, 2), requires_grad=True, device=dev)
+    s = scalar(rng)
     attempts = [
         ("a.add_(s)", lambda: a.add_(s)),
         ("a += s", lambda: iadd(a, s)),
@@ -367,7 +364,7 @@ def leaf_inplace_refused(T, record, rng):
         ("a.div_(s)", lambda: a.div_(s)),
         ("a.zero_()", lambda: a.zero_()),
         ("a.fill_(s)", lambda: a.fill_(s)),
-        ("a.copy_(b)", lambda: a.copy_(T.tensor(_floats(rng, 4), device=dev))),
+        ("a.copy_(b)", lambda: a.copy_(T.tensor(floats(rng, 4, -2, 2), device=dev))),
         ("a.clamp_(-s, s)", lambda: a.clamp_(-s, s)),
         ("a.relu_()", lambda: a.relu_()),
         ("a.uniform_()", lambda: a.uniform_()),
@@ -388,8 +385,8 @@ def leaf_inplace_refused(T, record, rng):
 )
 def view_of_leaf_inplace_refused(T, record, rng):
     dev = record.device
-    a = T.tensor(_floats(rng, (2, 3)), requires_grad=True, device=dev)
-    s = float(rng.uniform(0.5, 2))
+    a = T.tensor(floats(rng, (2, 3), -2, 2), requires_grad=True, device=dev)
+    s = scalar(rng)
     attempts = [
         ("a[0, 1] = s", lambda: setitem(a, (0, 1), s)),
         ("a[0] = s", lambda: setitem(a, 0, s)),
@@ -416,9 +413,9 @@ def view_of_leaf_inplace_refused(T, record, rng):
 )
 def no_grad_allows_leaf_inplace(T, record, rng):
     dev = record.device
-    a = T.tensor(_floats(rng, (2, 3)), requires_grad=True, device=dev)
-    w = T.tensor(_floats(rng, (2, 3)), device=dev)
-    s, lr = float(rng.uniform(0.5, 2)), float(rng.uniform(0.01, 0.5))
+    a = T.tensor(floats(rng, (2, 3), -2, 2), requires_grad=True, device=dev)
+    w = T.tensor(floats(rng, (2, 3), -2, 2), device=dev)
+    s, lr = scalar(rng), float(rng.uniform(0.01, 0.5))
     (a * w).sum().backward()
 
     def updates():
@@ -444,8 +441,8 @@ def no_grad_allows_leaf_inplace(T, record, rng):
 )
 def view_made_under_no_grad_changed_with_grad(T, record, rng):
     dev = record.device
-    a = T.tensor(_floats(rng, 4), requires_grad=True, device=dev)
-    s = float(rng.uniform(0.5, 2))
+    a = T.tensor(floats(rng, 4, -2, 2), requires_grad=True, device=dev)
+    s = scalar(rng)
     with T.no_grad():
         v = a[0:2]
     record.tensor("v = a[0:2] made under no_grad", v)
@@ -470,15 +467,15 @@ def view_made_under_no_grad_changed_with_grad(T, record, rng):
 )
 def setitem_on_nonleaf_copyslices(T, record, rng):
     dev = record.device
-    a = T.tensor(_floats(rng, 3), requires_grad=True, device=dev)
+    a = T.tensor(floats(rng, 3, -2, 2), requires_grad=True, device=dev)
     c = T.tensor(float(rng.uniform(-2, 2)), requires_grad=True, device=dev)
-    s, t = float(rng.uniform(0.5, 2)), float(rng.uniform(-2, 2))
+    s, t = scalar(rng), float(rng.uniform(-2, 2))
     x = a * s
     record.call("x[0] = t", lambda: setitem(x, 0, t))
     record.tensor("x after x[0] = t", x)
     record.call("x[2] = c * s", lambda: setitem(x, 2, c * s))
     record.tensor("x after x[2] = c * s", x)
-    w = T.tensor(_floats(rng, 3), device=dev)
+    w = T.tensor(floats(rng, 3, -2, 2), device=dev)
     record.call("(x * w).sum().backward()", lambda: (x * w).sum().backward())
     record.grad("a.grad", a)
     record.grad("c.grad", c)
@@ -493,15 +490,15 @@ def setitem_on_nonleaf_copyslices(T, record, rng):
 )
 def inplace_on_view_of_nonleaf(T, record, rng):
     dev = record.device
-    a = T.tensor(_floats(rng, 4), requires_grad=True, device=dev)
-    s = float(rng.uniform(0.5, 2))
+    a = T.tensor(floats(rng, 4, -2, 2), requires_grad=True, device=dev)
+    s = scalar(rng)
     x = a * 1
     v = x[:2]
     record.tensor("v = x[:2]", v)
     record.call("v.mul_(s)", lambda: v.mul_(s))
     record.tensor("v after v.mul_(s)", v)
     record.tensor("x after v.mul_(s)", x)
-    w = T.tensor(_floats(rng, 4), device=dev)
+    w = T.tensor(floats(rng, 4, -2, 2), device=dev)
     record.call("(x * w).sum().backward()", lambda: (x * w).sum().backward())
     record.grad("a.grad", a)
 
@@ -514,9 +511,9 @@ def inplace_on_view_of_nonleaf(T, record, rng):
 )
 def inplace_on_views_2d(T, record, rng):
     dev = record.device
-    m = T.tensor(_floats(rng, (2, 3)), requires_grad=True, device=dev)
+    m = T.tensor(floats(rng, (2, 3), -2, 2), requires_grad=True, device=dev)
     c = T.tensor(float(rng.uniform(-2, 2)), requires_grad=True, device=dev)
-    s = float(rng.uniform(0.5, 2))
+    s = scalar(rng)
     x = m.clone()
     col = x[:, 0]
     record.call("col = x[:, 0]; col.mul_(s)", lambda: col.mul_(s))
@@ -528,7 +525,7 @@ def inplace_on_views_2d(T, record, rng):
     record.call("last = x[1]; last.relu_()", lambda: last.relu_())
     for name, t in [("col", col), ("row", row), ("flat", flat), ("last", last), ("x", x)]:
         record.tensor(name, t)
-    w = T.tensor(_floats(rng, (2, 3)), device=dev)
+    w = T.tensor(floats(rng, (2, 3), -2, 2), device=dev)
     record.call("(x * w).sum().backward()", lambda: (x * w).sum().backward())
     record.grad("m.grad", m)
     record.grad("c.grad", c)
@@ -542,15 +539,15 @@ def inplace_on_views_2d(T, record, rng):
 )
 def index_put_on_nonleaf(T, record, rng):
     dev = record.device
-    a = T.tensor(_floats(rng, 5), requires_grad=True, device=dev)
-    s = float(rng.uniform(0.5, 2))
+    a = T.tensor(floats(rng, 5, -2, 2), requires_grad=True, device=dev)
+    s = scalar(rng)
     x = a * s
     idx = T.tensor(rng.choice(5, size=2, replace=False).tolist(), device=dev)
     record.call("x[idx] = 0.0 (index tensor)", lambda: setitem(x, idx, 0.0))
     record.tensor("x after x[idx] = 0.0", x)
     record.call("x[x > 0] = s (mask)", lambda: setitem(x, x > 0, s))
     record.tensor("x after x[x > 0] = s", x)
-    w = T.tensor(_floats(rng, 5), device=dev)
+    w = T.tensor(floats(rng, 5, -2, 2), device=dev)
     record.call("(x * w).sum().backward()", lambda: (x * w).sum().backward())
     record.grad("a.grad", a)
 
@@ -563,17 +560,17 @@ def index_put_on_nonleaf(T, record, rng):
 )
 def inplace_into_plain_tensor_joins_graph(T, record, rng):
     dev = record.device
-    a = T.tensor(_floats(rng, 3), requires_grad=True, device=dev)
+    a = T.tensor(floats(rng, 3, -2, 2), requires_grad=True, device=dev)
     for label, step in [
         ("z.copy_(a)", lambda z: z.copy_(a)),
         ("z.add_(a)", lambda z: z.add_(a)),
         ("z += a", lambda z: iadd(z, a)),
         ("z.mul_(a)", lambda z: z.mul_(a)),
     ]:
-        z = T.tensor(_floats(rng, 3), device=dev)
+        z = T.tensor(floats(rng, 3, -2, 2), device=dev)
         record.call(f"z = tensor(...); {label}", lambda z=z, step=step: step(z))
         record.tensor(f"z after {label}", z)
-        w = T.tensor(_floats(rng, 3), device=dev)
+        w = T.tensor(floats(rng, 3, -2, 2), device=dev)
         record.call(f"backward through z after {label}", lambda z=z, w=w: (z * w).sum().backward())
         record.grad(f"a.grad after {label}", a)
 
@@ -589,7 +586,7 @@ def inplace_into_plain_tensor_joins_graph(T, record, rng):
 )
 def views_share_memory(T, record, rng):
     dev = record.device
-    a = T.tensor(_floats(rng, (2, 3)), requires_grad=True, device=dev)
+    a = T.tensor(floats(rng, (2, 3), -2, 2), requires_grad=True, device=dev)
     views = [
         ("a.view(6)", lambda: a.view(6)),
         ("a.view(3, -1)", lambda: a.view(3, -1)),
@@ -627,8 +624,8 @@ def views_share_memory(T, record, rng):
 )
 def writes_through_views(T, record, rng):
     dev = record.device
-    x = T.tensor(_floats(rng, (3, 4)), device=dev)
-    s = float(rng.uniform(0.5, 2))
+    x = T.tensor(floats(rng, (3, 4), -2, 2), device=dev)
+    s = scalar(rng)
     row = x[0, :]
     record.call("row = x[0, :]; row += s", lambda: iadd(row, s))
     record.tensor("x after row += s", x)
@@ -658,13 +655,13 @@ def writes_through_views(T, record, rng):
 )
 def clone_and_some_reshapes_copy(T, record, rng):
     dev = record.device
-    a = T.tensor(_floats(rng, (2, 3)), requires_grad=True, device=dev)
+    a = T.tensor(floats(rng, (2, 3), -2, 2), requires_grad=True, device=dev)
     copies = [
         ("a.clone()", lambda: a.clone()),
         ("a.t().reshape(6) (non-contiguous)", lambda: a.t().reshape(6)),
         ("a.t().flatten() (non-contiguous)", lambda: a.t().flatten()),
         ("a.t().contiguous()", lambda: a.t().contiguous()),
-        ("a[T.tensor([0, 1], device=dev)] (index tensor)", lambda: a[T.tensor([0, 1], device=dev)]),
+        ("a[T.tensor([0, 1])] (index tensor)", lambda: a[T.tensor([0, 1], device=dev)]),
         ("a[a > 0] (mask)", lambda: a[a > 0]),
     ]
     for label, make in copies:
@@ -672,8 +669,8 @@ def clone_and_some_reshapes_copy(T, record, rng):
         record.shares(f"{label} shares memory with a", c, a)
     record.same("a.contiguous() is a (already contiguous)", a.contiguous(), a)
     # the course's recipe for a real copy of a new shape: clone, then view
-    x = T.tensor(_floats(rng, (3, 4)), device=dev)
-    s = float(rng.uniform(0.5, 2))
+    x = T.tensor(floats(rng, (3, 4), -2, 2), device=dev)
+    s = scalar(rng)
     x_cp = x.clone().view(12)
     x_view = x.view(12)
     record.call("x -= s", lambda: isub(x, s))
@@ -690,8 +687,8 @@ def clone_and_some_reshapes_copy(T, record, rng):
 )
 def clone_avoids_version_error(T, record, rng):
     dev = record.device
-    a = T.tensor(_floats(rng, 3), requires_grad=True, device=dev)
-    s = float(rng.uniform(0.5, 2))
+    a = T.tensor(floats(rng, 3, -2, 2), requires_grad=True, device=dev)
+    s = scalar(rng)
     y = a.exp()
     c = y.clone()
     record.call("c = y.clone(); c.add_(s) after y = a.exp()", lambda: c.add_(s))
@@ -709,20 +706,20 @@ def clone_avoids_version_error(T, record, rng):
 )
 def slice_of_parameter_shares_clone_does_not(T, record, rng):
     dev = record.device
-    v1 = T.nn.Parameter(T.tensor(_floats(rng, 10, 0.0, 1.0), device=dev))
+    v1 = T.nn.Parameter(T.tensor(floats(rng, 10, 0.0, 1.0), device=dev))
     part = v1[:4]
     record.tensor("part = v1[:4]", part)
     record.call(
         "part.data.copy_(new values)",
-        lambda: part.data.copy_(T.tensor(_floats(rng, 4), device=dev)),
+        lambda: part.data.copy_(T.tensor(floats(rng, 4, -2, 2), device=dev)),
     )
     record.tensor("v1 after part.data.copy_", v1)
-    v2 = T.nn.Parameter(T.tensor(_floats(rng, 10, 0.0, 1.0), device=dev))
+    v2 = T.nn.Parameter(T.tensor(floats(rng, 10, 0.0, 1.0), device=dev))
     copy = v2[:4].clone()
     record.tensor("copy = v2[:4].clone()", copy)
     record.call(
         "copy.data.copy_(new values)",
-        lambda: copy.data.copy_(T.tensor(_floats(rng, 4), device=dev)),
+        lambda: copy.data.copy_(T.tensor(floats(rng, 4, -2, 2), device=dev)),
     )
     record.tensor("v2 after copy.data.copy_", v2)
     record.tensor("copy after copy.data.copy_", copy)

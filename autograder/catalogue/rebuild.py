@@ -4,14 +4,11 @@ The running example is the source document's: five values computed from one Para
 back together with `tensor()` (cuts the graph), `stack`/`cat` or index filling (keep it).
 """
 
+from autograder.catalogue._data import floats, scalar
 from autograder.catalogue._statements import setitem
 from autograder.scenarios import scenario
 
 LECTURE = "course/05_rebuilding_tensors.ipynb"
-
-
-def _floats(rng, shape, low=-2.0, high=2.0):
-    return rng.uniform(low, high, size=shape).tolist()
 
 
 # -- R1: tensor() copies values out of the graph ---------------------------------------------
@@ -28,44 +25,44 @@ def _floats(rng, shape, low=-2.0, high=2.0):
 )
 def tensor_of_parts_cuts_graph(T, record, rng):
     dev = record.device
-    a = T.nn.Parameter(T.tensor(_floats(rng, 5, 0.01, 1.0), device=dev))
+    a = T.nn.Parameter(T.tensor(floats(rng, 5, 0.01, 1.0), device=dev))
     parts = [a[0] * 2, T.log(a[1] + 1), a[2] ** 2, T.nn.functional.softplus(a[3] * 2), a[4]]
     for i, part in enumerate(parts):
         record.tensor(f"parts[{i}]", part)
     # plain numbers and detached parts never warn
     record.call(
-        "T.tensor([p.item() for p in parts], device=dev)",
+        "T.tensor([p.item() for p in parts])",
         lambda: T.tensor([p.item() for p in parts], device=dev),
     )
     record.call(
-        "T.tensor([p.detach() for p in parts], device=dev)",
+        "T.tensor([p.detach() for p in parts])",
         lambda: T.tensor([p.detach() for p in parts], device=dev),
     )
-    a1 = record.call("A1 = T.tensor(parts, device=dev)", lambda: T.tensor(parts, device=dev))
+    a1 = record.call("A1 = T.tensor(parts)", lambda: T.tensor(parts, device=dev))
     record.call("A1.sum().backward()", lambda: a1.sum().backward())
     record.grad("a.grad", a)
     record.call(
-        "T.tensor(parts, device=dev) again: the warning came once",
+        "T.tensor(parts) again: the warning came once",
         lambda: T.tensor(parts, device=dev),
     )
     r = record.call(
-        "R = T.tensor(parts, requires_grad=True, device=dev)",
+        "R = T.tensor(parts, requires_grad=True)",
         lambda: T.tensor(parts, requires_grad=True, device=dev),
     )
-    w = T.tensor(_floats(rng, 5), device=dev)
+    w = T.tensor(floats(rng, 5, -2, 2), device=dev)
     record.call("(R * w).sum().backward()", lambda: (r * w).sum().backward())
     record.grad("R.grad", r)
     record.grad("a.grad after R's backward", a)
     record.call(
-        "T.tensor([a[0:1] * 2, a[1:2]], device=dev) (one element each)",
+        "T.tensor([a[0:1] * 2, a[1:2]]) (one element each)",
         lambda: T.tensor([a[0:1] * 2, a[1:2]], device=dev),
     )
     record.call(
-        "T.tensor([a[0:2], a[2:4]], device=dev) (two elements each)",
+        "T.tensor([a[0:2], a[2:4]]) (two elements each)",
         lambda: T.tensor([a[0:2], a[2:4]], device=dev),
     )
     record.call(
-        "T.tensor([a[0:2].detach(), a[2:4].detach()], device=dev)",
+        "T.tensor([a[0:2].detach(), a[2:4].detach()])",
         lambda: T.tensor([a[0:2].detach(), a[2:4].detach()], device=dev),
     )
 
@@ -82,17 +79,17 @@ def tensor_of_parts_cuts_graph(T, record, rng):
 )
 def stack_keeps_graph(T, record, rng):
     dev = record.device
-    a = T.nn.Parameter(T.tensor(_floats(rng, 5, 0.01, 1.0), device=dev))
+    a = T.nn.Parameter(T.tensor(floats(rng, 5, 0.01, 1.0), device=dev))
     parts = [a[0] * 2, T.log(a[1] + 1), a[2] ** 2, T.nn.functional.softplus(a[3] * 2), a[4]]
     a3 = record.call("A3 = T.stack(parts)", lambda: T.stack(parts))
-    w = T.tensor(_floats(rng, 5), device=dev)
+    w = T.tensor(floats(rng, 5, -2, 2), device=dev)
     record.call("(A3 * w).sum().backward()", lambda: (a3 * w).sum().backward())
     record.grad("a.grad", a)
-    u = T.tensor(_floats(rng, 3), requires_grad=True, device=dev)
-    v = T.tensor(_floats(rng, 3), requires_grad=True, device=dev)
-    c = T.tensor(_floats(rng, 3), device=dev)
+    u = T.tensor(floats(rng, 3, -2, 2), requires_grad=True, device=dev)
+    v = T.tensor(floats(rng, 3, -2, 2), requires_grad=True, device=dev)
+    c = T.tensor(floats(rng, 3, -2, 2), device=dev)
     m = record.call("M = T.stack([u, v * 2, c], dim=1)", lambda: T.stack([u, v * 2, c], dim=1))
-    wm = T.tensor(_floats(rng, (3, 3)), device=dev)
+    wm = T.tensor(floats(rng, (3, 3), -2, 2), device=dev)
     record.call("(M * wm).sum().backward()", lambda: (m * wm).sum().backward())
     record.grad("u.grad", u)
     record.grad("v.grad", v)
@@ -108,18 +105,18 @@ def stack_keeps_graph(T, record, rng):
 )
 def cat_keeps_graph(T, record, rng):
     dev = record.device
-    a = T.nn.Parameter(T.tensor(_floats(rng, 3, 0.01, 1.0), device=dev))
+    a = T.nn.Parameter(T.tensor(floats(rng, 3, 0.01, 1.0), device=dev))
     parts = [a[0:1] * 2, T.log(a[1:2] + 1), a[2:3] ** 2]
     b = record.call("B = T.cat(parts)", lambda: T.cat(parts))
-    w = T.tensor(_floats(rng, 3), device=dev)
+    w = T.tensor(floats(rng, 3, -2, 2), device=dev)
     record.call("(B * w).sum().backward()", lambda: (b * w).sum().backward())
     record.grad("a.grad", a)
-    top = T.tensor(_floats(rng, (2, 3)), requires_grad=True, device=dev)
-    bottom = T.tensor(_floats(rng, (1, 3)), requires_grad=True, device=dev)
-    left = T.tensor(_floats(rng, (3, 1)), requires_grad=True, device=dev)
+    top = T.tensor(floats(rng, (2, 3), -2, 2), requires_grad=True, device=dev)
+    bottom = T.tensor(floats(rng, (1, 3), -2, 2), requires_grad=True, device=dev)
+    left = T.tensor(floats(rng, (3, 1), -2, 2), requires_grad=True, device=dev)
     rows = record.call("rows = T.cat([top, bottom])", lambda: T.cat([top, bottom]))
     grid = record.call("grid = T.cat([left, rows], dim=1)", lambda: T.cat([left, rows], dim=1))
-    wg = T.tensor(_floats(rng, (3, 4)), device=dev)
+    wg = T.tensor(floats(rng, (3, 4), -2, 2), device=dev)
     record.call("(grid * wg).sum().backward()", lambda: (grid * wg).sum().backward())
     for name, t in [("top", top), ("bottom", bottom), ("left", left)]:
         record.grad(f"{name}.grad", t)
@@ -133,8 +130,8 @@ def cat_keeps_graph(T, record, rng):
 )
 def cat_refuses_0d(T, record, rng):
     dev = record.device
-    a = T.nn.Parameter(T.tensor(_floats(rng, 3), device=dev))
-    b = T.tensor(_floats(rng, 2), device=dev)
+    a = T.nn.Parameter(T.tensor(floats(rng, 3, -2, 2), device=dev))
+    b = T.tensor(floats(rng, 2, -2, 2), device=dev)
     record.call("T.cat([a[0], a[1]]) (0-d parts)", lambda: T.cat([a[0], a[1]]))
     record.call("T.cat([b, a[2]]) (second part 0-d)", lambda: T.cat([b, a[2]]))
     record.call("T.stack([a[0], a[1]]) (stack takes 0-d parts)", lambda: T.stack([a[0], a[1]]))
@@ -152,9 +149,9 @@ def cat_refuses_0d(T, record, rng):
 )
 def fill_zeros_by_index(T, record, rng):
     dev = record.device
-    a = T.nn.Parameter(T.tensor(_floats(rng, 5, 0.01, 1.0), device=dev))
+    a = T.nn.Parameter(T.tensor(floats(rng, 5, 0.01, 1.0), device=dev))
     a2 = T.zeros(5, device=dev)
-    record.tensor("A2 = T.zeros(5, device=dev)", a2)
+    record.tensor("A2 = T.zeros(5)", a2)
     fills = [
         ("A2[0] = a[0] * 2", lambda: setitem(a2, 0, a[0] * 2)),
         ("A2[1] = T.log(a[1] + 1)", lambda: setitem(a2, 1, T.log(a[1] + 1))),
@@ -165,7 +162,7 @@ def fill_zeros_by_index(T, record, rng):
     for label, fill in fills:
         record.call(label, fill)
         record.tensor(f"A2 after {label}", a2)
-    w = T.tensor(_floats(rng, 5), device=dev)
+    w = T.tensor(floats(rng, 5, -2, 2), device=dev)
     record.call("(A2 * w).sum().backward()", lambda: (a2 * w).sum().backward())
     record.grad("a.grad", a)
     record.grad("A2.grad", a2)
@@ -179,25 +176,25 @@ def fill_zeros_by_index(T, record, rng):
 )
 def fill_variants(T, record, rng):
     dev = record.device
-    u = T.tensor(_floats(rng, 2), requires_grad=True, device=dev)
-    v = T.tensor(_floats(rng, 2), requires_grad=True, device=dev)
+    u = T.tensor(floats(rng, 2, -2, 2), requires_grad=True, device=dev)
+    v = T.tensor(floats(rng, 2, -2, 2), requires_grad=True, device=dev)
     e = T.empty(2, device=dev)
     record.call(
-        "e = T.empty(2, device=dev); e[0] = u[0] * 3; e[1] = u[1]",
+        "e = T.empty(2); e[0] = u[0] * 3; e[1] = u[1]",
         lambda: (setitem(e, 0, u[0] * 3), setitem(e, 1, u[1])),
     )
     record.tensor("e after filling every element", e)
     z = T.zeros(3, device=dev)
     record.call(
-        "z = T.zeros(3, device=dev); z[0:2] = T.stack([u[1], v[0]])",
+        "z = T.zeros(3); z[0:2] = T.stack([u[1], v[0]])",
         lambda: setitem(z, slice(0, 2), T.stack([u[1], v[0]])),
     )
     record.tensor("z", z)
     m = T.zeros(2, 2, device=dev)
-    record.call("m = T.zeros(2, 2, device=dev); m[0] = u", lambda: setitem(m, 0, u))
+    record.call("m = T.zeros(2, 2); m[0] = u", lambda: setitem(m, 0, u))
     record.call("m[:, 1] = v * u", lambda: setitem(m, (slice(None), 1), v * u))
     record.tensor("m", m)
-    w = T.tensor(_floats(rng, (2, 2)), device=dev)
+    w = T.tensor(floats(rng, (2, 2), -2, 2), device=dev)
     record.call("(m * w).sum().backward()", lambda: (m * w).sum().backward())
     record.grad("u.grad", u)
     record.grad("v.grad", v)
@@ -207,12 +204,10 @@ def fill_variants(T, record, rng):
         with T.no_grad():
             n[0] = u[0]
 
-    record.call("n = T.zeros(2, device=dev); with no_grad: n[0] = u[0]", fill_under_no_grad)
+    record.call("n = T.zeros(2); with no_grad: n[0] = u[0]", fill_under_no_grad)
     record.tensor("n", n)
     leaf = T.zeros(2, requires_grad=True, device=dev)
-    record.call(
-        "T.zeros(2, requires_grad=True, device=dev)[0] = u[0]", lambda: setitem(leaf, 0, u[0])
-    )
+    record.call("T.zeros(2, requires_grad=True)[0] = u[0]", lambda: setitem(leaf, 0, u[0]))
 
 
 @scenario(
@@ -230,7 +225,7 @@ def self_dependent_fill_fails_at_backward(T, record, rng):
         T.tensor(low.tolist(), device=dev),
         T.tensor((low + rng.integers(1, 4, size=3)).tolist(), device=dev),
     )
-    p = T.nn.Parameter(T.tensor(_floats(rng, 2, 0.2, 1.0), device=dev))
+    p = T.nn.Parameter(T.tensor(floats(rng, 2, 0.2, 1.0), device=dev))
     filled = T.zeros(3, device=dev)
     filled[0] = p[0]
     filled[1] = p[1]
@@ -257,7 +252,7 @@ def self_dependent_fill_fixed_by_stack(T, record, rng):
         T.tensor(low.tolist(), device=dev),
         T.tensor((low + rng.integers(1, 4, size=3)).tolist(), device=dev),
     )
-    p = T.nn.Parameter(T.tensor(_floats(rng, 2, 0.2, 1.0), device=dev))
+    p = T.nn.Parameter(T.tensor(floats(rng, 2, 0.2, 1.0), device=dev))
     filled = T.zeros(3, device=dev)
     filled[0] = p[0]
     filled[1] = p[1]
@@ -286,7 +281,7 @@ def detach_is_a_lossy_escape(T, record, rng):
         T.tensor(low.tolist(), device=dev),
         T.tensor((low + rng.integers(1, 4, size=3)).tolist(), device=dev),
     )
-    p = T.nn.Parameter(T.tensor(_floats(rng, 2, 0.2, 1.0), device=dev))
+    p = T.nn.Parameter(T.tensor(floats(rng, 2, 0.2, 1.0), device=dev))
     filled = T.zeros(3, device=dev)
     filled[0] = p[0]
     filled[1] = p[1]
@@ -312,8 +307,8 @@ def detach_is_a_lossy_escape(T, record, rng):
 )
 def parameter_is_new_leaf_sharing_memory(T, record, rng):
     dev = record.device
-    x = T.tensor(_floats(rng, 3), device=dev)
-    s = float(rng.uniform(0.5, 2))
+    x = T.tensor(floats(rng, 3, -2, 2), device=dev)
+    s = scalar(rng)
     p = record.call("p = T.nn.Parameter(x)", lambda: T.nn.Parameter(x))
     record.value("type(p).__name__", type(p).__name__)
     record.same("p is x", p, x)
@@ -322,7 +317,7 @@ def parameter_is_new_leaf_sharing_memory(T, record, rng):
     record.call("x.add_(s)", lambda: x.add_(s))
     record.tensor("p after x.add_(s)", p)
     record.call("p.add_(s)", lambda: p.add_(s))
-    a = T.tensor(_floats(rng, 3), requires_grad=True, device=dev)
+    a = T.tensor(floats(rng, 3, -2, 2), requires_grad=True, device=dev)
     y = a * 2
     q = record.call("q = T.nn.Parameter(a * 2)", lambda: T.nn.Parameter(y))
     record.shares("q shares memory with a * 2", q, y)
@@ -330,7 +325,7 @@ def parameter_is_new_leaf_sharing_memory(T, record, rng):
         "T.nn.Parameter(x, requires_grad=False)", lambda: T.nn.Parameter(x, requires_grad=False)
     )
     record.call(
-        "T.nn.Parameter(T.tensor([1, 2], device=dev))",
+        "T.nn.Parameter(T.tensor([1, 2]))",
         lambda: T.nn.Parameter(T.tensor([1, 2], device=dev)),
     )
     record.call("(q * q).sum().backward()", lambda: (q * q).sum().backward())
@@ -346,15 +341,15 @@ def parameter_is_new_leaf_sharing_memory(T, record, rng):
 )
 def parameter_then_view_is_not_leaf(T, record, rng):
     dev = record.device
-    t = T.nn.Parameter(T.tensor(_floats(rng, (12, 1)), device=dev))
+    t = T.nn.Parameter(T.tensor(floats(rng, (12, 1), -2, 2), device=dev))
     t2 = record.call("t2 = t.view(3, 4)", lambda: t.view(3, 4))
     record.value("type(t2).__name__", type(t2).__name__)
-    w = T.tensor(_floats(rng, (3, 4)), device=dev)
+    w = T.tensor(floats(rng, (3, 4), -2, 2), device=dev)
     record.call("(t2 * w).sum().backward()", lambda: (t2 * w).sum().backward())
     record.grad("t2.grad", t2)
     record.grad("t.grad", t)
     # the source document's first pitfall: rebinding the name to a result loses the leaf
-    eta = T.nn.Parameter(T.tensor(_floats(rng, 4, 0.0, 1.0), device=dev))
+    eta = T.nn.Parameter(T.tensor(floats(rng, 4, 0.0, 1.0), device=dev))
     eta = eta * 2
     record.tensor("eta = eta * 2", eta)
     record.call("eta.sum().backward()", lambda: eta.sum().backward())
@@ -369,10 +364,10 @@ def parameter_then_view_is_not_leaf(T, record, rng):
 )
 def view_then_parameter_is_leaf(T, record, rng):
     dev = record.device
-    k = T.tensor(_floats(rng, (12, 1)), device=dev).view(3, 4)
+    k = T.tensor(floats(rng, (12, 1), -2, 2), device=dev).view(3, 4)
     kp = record.call("kp = T.nn.Parameter(k.view(3, 4))", lambda: T.nn.Parameter(k))
     record.shares("kp shares memory with k", kp, k)
-    w = T.tensor(_floats(rng, (3, 4)), device=dev)
+    w = T.tensor(floats(rng, (3, 4), -2, 2), device=dev)
     record.call("(kp * w).sum().backward()", lambda: (kp * w).sum().backward())
     record.grad("kp.grad", kp)
 
@@ -389,7 +384,7 @@ def module_refuses_plain_tensor_as_parameter(T, record, rng):
     class Model(T.nn.Module):
         def __init__(self):
             super().__init__()
-            self.w = T.nn.Parameter(T.tensor(_floats(rng, (12, 1)), device=dev))
+            self.w = T.nn.Parameter(T.tensor(floats(rng, (12, 1), -2, 2), device=dev))
 
     model = Model()
     record.call("model.w = model.w.view(3, 4)", lambda: setattr(model, "w", model.w.view(3, 4)))

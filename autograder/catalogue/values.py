@@ -6,21 +6,18 @@ of every gradient is checked, not only a sum of ones.
 
 import numpy as np
 
+from autograder.catalogue._data import floats, scalar
 from autograder.scenarios import scenario
 
 LECTURE = "course/01_tensors_and_memory.ipynb"
-
-
-def _floats(rng, shape, low=-2.0, high=2.0):
-    return rng.uniform(low, high, size=shape).tolist()
 
 
 def _away_from_zero(rng, shape):
     return (rng.choice([-1.0, 1.0], size=shape) * rng.uniform(0.5, 2.0, size=shape)).tolist()
 
 
-def _positive(rng, shape):
-    return rng.uniform(0.5, 2.0, size=shape).tolist()
+def _signed(rng, shape):
+    return floats(rng, shape, -2, 2)
 
 
 # -- N1: every binary operator, through broadcasting ----------------------------------------
@@ -45,7 +42,7 @@ def _binary_through_broadcasting(T, record, rng, symbol, op, left, right):
         b = T.tensor(right(rng, shape_b), requires_grad=True, device=dev)
         case = f"a{list(shape_a)} {symbol} b{list(shape_b)}"
         y = record.call(case, lambda a=a, b=b: op(a, b))
-        w = T.tensor(_floats(rng, np.broadcast_shapes(shape_a, shape_b)), device=dev)
+        w = T.tensor(floats(rng, np.broadcast_shapes(shape_a, shape_b), -2, 2), device=dev)
         record.call(f"backward of {case}", lambda y=y, w=w: (y * w).sum().backward())
         record.grad(f"a.grad of {case}", a)
         record.grad(f"b.grad of {case}", b)
@@ -66,13 +63,13 @@ def _binary_scenario(name, symbol, op, left, right):
     return check
 
 
-add_through_broadcasting = _binary_scenario("add", "+", lambda a, b: a + b, _floats, _floats)
-sub_through_broadcasting = _binary_scenario("sub", "-", lambda a, b: a - b, _floats, _floats)
-mul_through_broadcasting = _binary_scenario("mul", "*", lambda a, b: a * b, _floats, _floats)
+add_through_broadcasting = _binary_scenario("add", "+", lambda a, b: a + b, _signed, _signed)
+sub_through_broadcasting = _binary_scenario("sub", "-", lambda a, b: a - b, _signed, _signed)
+mul_through_broadcasting = _binary_scenario("mul", "*", lambda a, b: a * b, _signed, _signed)
 div_through_broadcasting = _binary_scenario(
-    "div", "/", lambda a, b: a / b, _floats, _away_from_zero
+    "div", "/", lambda a, b: a / b, _signed, _away_from_zero
 )
-pow_through_broadcasting = _binary_scenario("pow", "**", lambda a, b: a**b, _positive, _floats)
+pow_through_broadcasting = _binary_scenario("pow", "**", lambda a, b: a**b, floats, _signed)
 
 
 @scenario(
@@ -83,7 +80,7 @@ pow_through_broadcasting = _binary_scenario("pow", "**", lambda a, b: a**b, _pos
 )
 def python_scalars_on_either_side(T, record, rng):
     dev = record.device
-    a = T.tensor(_positive(rng, (2, 3)), requires_grad=True, device=dev)
+    a = T.tensor(floats(rng, (2, 3)), requires_grad=True, device=dev)
     s = float(rng.uniform(0.5, 2.0))
     k = int(rng.integers(2, 5))
     cases = [
@@ -106,7 +103,7 @@ def python_scalars_on_either_side(T, record, rng):
         ("-a", lambda: -a),
         ("a.pow(s)", lambda: a.pow(s)),
     ]
-    w = T.tensor(_floats(rng, (2, 3)), device=dev)
+    w = T.tensor(floats(rng, (2, 3), -2, 2), device=dev)
     for label, make in cases:
         y = record.call(label, make)
         record.call(f"backward of {label}", lambda y=y: (y * w).sum().backward())
@@ -137,10 +134,10 @@ def matmul_shapes(T, record, rng):
         ("a.matmul(b) (2, 3) @ (2, 3, 4)", (2, 3), (2, 3, 4), lambda a, b: a.matmul(b)),
     ]
     for label, shape_a, shape_b, op in cases:
-        a = T.tensor(_floats(rng, shape_a), requires_grad=True, device=dev)
-        b = T.tensor(_floats(rng, shape_b), requires_grad=True, device=dev)
+        a = T.tensor(floats(rng, shape_a, -2, 2), requires_grad=True, device=dev)
+        b = T.tensor(floats(rng, shape_b, -2, 2), requires_grad=True, device=dev)
         y = record.call(label, lambda op=op, a=a, b=b: op(a, b))
-        w = T.tensor(_floats(rng, tuple(y.shape)), device=dev)
+        w = T.tensor(floats(rng, tuple(y.shape), -2, 2), device=dev)
         record.call(f"backward of {label}", lambda y=y, w=w: (y * w).sum().backward())
         record.grad(f"a.grad of {label}", a)
         record.grad(f"b.grad of {label}", b)
@@ -187,7 +184,7 @@ def reductions_with_dim_and_keepdim(T, record, rng):
     ]
     for label, make in cases:
         y = record.call(label, make)
-        w = T.tensor(_floats(rng, tuple(y.shape)), device=dev)
+        w = T.tensor(floats(rng, tuple(y.shape), -2, 2), device=dev)
         record.call(f"backward of {label}", lambda y=y, w=w: (y * w).sum().backward())
         record.grad(f"x.grad of {label}", x)
         x.grad = None
@@ -229,8 +226,8 @@ def max_min_ties_share_the_gradient(T, record, rng):
 )
 def unary_functions(T, record, rng):
     dev = record.device
-    p = T.tensor(_positive(rng, (2, 3)), requires_grad=True, device=dev)
-    x = T.tensor(_floats(rng, (2, 3)), requires_grad=True, device=dev)
+    p = T.tensor(floats(rng, (2, 3)), requires_grad=True, device=dev)
+    x = T.tensor(floats(rng, (2, 3), -2, 2), requires_grad=True, device=dev)
     lo, hi = float(rng.uniform(-1.5, -0.5)), float(rng.uniform(0.5, 1.5))
     s = float(rng.uniform(0.5, 3))
     cases = [
@@ -257,7 +254,7 @@ def unary_functions(T, record, rng):
     ]
     for label, leaf, make in cases:
         y = record.call(label, make)
-        w = T.tensor(_floats(rng, (2, 3)), device=dev)
+        w = T.tensor(floats(rng, (2, 3), -2, 2), device=dev)
         record.call(f"backward of {label}", lambda y=y, w=w: (y * w).sum().backward())
         record.grad(f"{'p' if leaf is p else 'x'}.grad of {label}", leaf)
         leaf.grad = None
@@ -300,9 +297,9 @@ def functions_at_edge_points(T, record, rng):
 )
 def where_selects_and_routes_gradients(T, record, rng):
     dev = record.device
-    a = T.tensor(_floats(rng, (2, 3)), requires_grad=True, device=dev)
-    b = T.tensor(_floats(rng, (2, 3)), requires_grad=True, device=dev)
-    row = T.tensor(_floats(rng, 3), requires_grad=True, device=dev)
+    a = T.tensor(floats(rng, (2, 3), -2, 2), requires_grad=True, device=dev)
+    b = T.tensor(floats(rng, (2, 3), -2, 2), requires_grad=True, device=dev)
+    row = T.tensor(floats(rng, 3, -2, 2), requires_grad=True, device=dev)
     s = float(rng.uniform(-1, 1))
     cond = record.call("cond = a > b", lambda: a > b)
     cases = [
@@ -312,7 +309,7 @@ def where_selects_and_routes_gradients(T, record, rng):
     ]
     for label, make in cases:
         y = record.call(label, make)
-        w = T.tensor(_floats(rng, (2, 3)), device=dev)
+        w = T.tensor(floats(rng, (2, 3), -2, 2), device=dev)
         record.call(f"backward of {label}", lambda y=y, w=w: (y * w).sum().backward())
         for name, leaf in [("a", a), ("b", b), ("row", row)]:
             record.grad(f"{name}.grad of {label}", leaf)
@@ -329,8 +326,8 @@ def where_selects_and_routes_gradients(T, record, rng):
 def nn_functional_and_modules(T, record, rng):
     dev = record.device
     F = T.nn.functional
-    x = T.tensor(_floats(rng, (4, 3), -3, 3), requires_grad=True, device=dev)
-    target = T.tensor(_floats(rng, (4, 3)), device=dev)
+    x = T.tensor(floats(rng, (4, 3), -3, 3), requires_grad=True, device=dev)
+    target = T.tensor(floats(rng, (4, 3), -2, 2), device=dev)
     classes = T.tensor(rng.integers(0, 3, size=4).tolist(), device=dev)
     cases = [
         ("F.relu(x)", lambda: F.relu(x)),
@@ -341,7 +338,7 @@ def nn_functional_and_modules(T, record, rng):
     ]
     for label, make in cases:
         y = record.call(label, make)
-        w = T.tensor(_floats(rng, tuple(y.shape)), device=dev)
+        w = T.tensor(floats(rng, tuple(y.shape), -2, 2), device=dev)
         record.call(f"backward of {label}", lambda y=y, w=w: (y * w).sum().backward())
         record.grad(f"x.grad of {label}", x)
         x.grad = None
@@ -349,12 +346,12 @@ def nn_functional_and_modules(T, record, rng):
     if dev != "cpu":
         layer.to(dev)
     with T.no_grad():  # engines initialise differently by design: set the values from rng
-        layer.weight.copy_(T.tensor(_floats(rng, (2, 3), -1, 1), device=dev))
-        layer.bias.copy_(T.tensor(_floats(rng, 2, -1, 1), device=dev))
+        layer.weight.copy_(T.tensor(floats(rng, (2, 3), -1, 1), device=dev))
+        layer.bias.copy_(T.tensor(floats(rng, 2, -1, 1), device=dev))
     for label, shape in [("1-D", (3,)), ("2-D", (4, 3)), ("3-D", (2, 4, 3))]:
-        inp = T.tensor(_floats(rng, shape), requires_grad=True, device=dev)
+        inp = T.tensor(floats(rng, shape, -2, 2), requires_grad=True, device=dev)
         y = record.call(f"layer(x) for {label} x", lambda inp=inp: layer(inp))
-        w = T.tensor(_floats(rng, tuple(y.shape)), device=dev)
+        w = T.tensor(floats(rng, tuple(y.shape), -2, 2), device=dev)
         record.call(
             f"backward of layer(x) for {label} x", lambda y=y, w=w: (y * w).sum().backward()
         )
@@ -374,7 +371,7 @@ def nn_functional_and_modules(T, record, rng):
 )
 def views_and_indexing_gradients(T, record, rng):
     dev = record.device
-    x = T.tensor(_floats(rng, (3, 4)), requires_grad=True, device=dev)
+    x = T.tensor(floats(rng, (3, 4), -2, 2), requires_grad=True, device=dev)
     idx = T.tensor(rng.integers(0, 3, size=4).tolist(), device=dev)  # repeated rows accumulate
     cols = T.tensor(rng.integers(0, 4, size=4).tolist(), device=dev)
     mask = T.tensor((rng.uniform(size=(3, 4)) > 0.5).tolist(), device=dev)
@@ -404,7 +401,7 @@ def views_and_indexing_gradients(T, record, rng):
     ]
     for label, make in cases:
         y = record.call(label, make)
-        w = T.tensor(_floats(rng, tuple(y.shape)), device=dev)
+        w = T.tensor(floats(rng, tuple(y.shape), -2, 2), device=dev)
         record.call(f"backward of {label}", lambda y=y, w=w: (y * w).sum().backward())
         record.grad(f"x.grad of {label}", x)
         x.grad = None
@@ -422,31 +419,31 @@ def creation_functions(T, record, rng):
     v = float(rng.uniform(-5, 5))
     k = int(rng.integers(-5, 5))
     start, stop = float(rng.uniform(-3, 0)), float(rng.uniform(1, 3))
-    base = T.tensor(_floats(rng, (n, m)), dtype=T.float64, device=dev)
+    base = T.tensor(floats(rng, (n, m), -2, 2), dtype=T.float64, device=dev)
     made = [
-        ("T.zeros(n, m, device=dev)", lambda: T.zeros(n, m, device=dev)),
+        ("T.zeros(n, m)", lambda: T.zeros(n, m, device=dev)),
         (
-            "T.zeros((n,), dtype=T.int64, device=dev)",
+            "T.zeros((n,), dtype=T.int64)",
             lambda: T.zeros((n,), dtype=T.int64, device=dev),
         ),
-        ("T.ones(n, device=dev)", lambda: T.ones(n, device=dev)),
-        ("T.ones(n, m, dtype=T.bool, device=dev)", lambda: T.ones(n, m, dtype=T.bool, device=dev)),
-        ("T.full((n, m), v, device=dev)", lambda: T.full((n, m), v, device=dev)),
-        ("T.full((n,), k, device=dev) (int)", lambda: T.full((n,), k, device=dev)),
-        ("T.eye(n, device=dev)", lambda: T.eye(n, device=dev)),
-        ("T.eye(n, m, device=dev)", lambda: T.eye(n, m, device=dev)),
-        ("T.arange(n, device=dev)", lambda: T.arange(n, device=dev)),
-        ("T.arange(k, k + n, device=dev)", lambda: T.arange(k, k + n, device=dev)),
-        ("T.arange(start, stop, 0.5, device=dev)", lambda: T.arange(start, stop, 0.5, device=dev)),
-        ("T.arange(float(n), device=dev)", lambda: T.arange(float(n), device=dev)),
+        ("T.ones(n)", lambda: T.ones(n, device=dev)),
+        ("T.ones(n, m, dtype=T.bool)", lambda: T.ones(n, m, dtype=T.bool, device=dev)),
+        ("T.full((n, m), v)", lambda: T.full((n, m), v, device=dev)),
+        ("T.full((n,), k) (int)", lambda: T.full((n,), k, device=dev)),
+        ("T.eye(n)", lambda: T.eye(n, device=dev)),
+        ("T.eye(n, m)", lambda: T.eye(n, m, device=dev)),
+        ("T.arange(n)", lambda: T.arange(n, device=dev)),
+        ("T.arange(k, k + n)", lambda: T.arange(k, k + n, device=dev)),
+        ("T.arange(start, stop, 0.5)", lambda: T.arange(start, stop, 0.5, device=dev)),
+        ("T.arange(float(n))", lambda: T.arange(float(n), device=dev)),
         (
-            "T.linspace(start, stop, n + 3, device=dev)",
+            "T.linspace(start, stop, n + 3)",
             lambda: T.linspace(start, stop, n + 3, device=dev),
         ),
         ("T.zeros_like(base)", lambda: T.zeros_like(base)),
         ("T.ones_like(base, dtype=T.float32)", lambda: T.ones_like(base, dtype=T.float32)),
         (
-            "T.ones(n, requires_grad=True, device=dev)",
+            "T.ones(n, requires_grad=True)",
             lambda: T.ones(n, requires_grad=True, device=dev),
         ),
     ]
@@ -454,10 +451,10 @@ def creation_functions(T, record, rng):
         record.call(label, make)
     # values are unspecified or random: compare what is specified
     for label, make in [
-        ("T.empty(n, m, device=dev)", lambda: T.empty(n, m, device=dev)),
-        ("T.rand(n, m, device=dev)", lambda: T.rand(n, m, device=dev)),
-        ("T.randn(n, device=dev)", lambda: T.randn(n, device=dev)),
-        ("T.rand(n, dtype=T.float64, device=dev)", lambda: T.rand(n, dtype=T.float64, device=dev)),
+        ("T.empty(n, m)", lambda: T.empty(n, m, device=dev)),
+        ("T.rand(n, m)", lambda: T.rand(n, m, device=dev)),
+        ("T.randn(n)", lambda: T.randn(n, device=dev)),
+        ("T.rand(n, dtype=T.float64)", lambda: T.rand(n, dtype=T.float64, device=dev)),
     ]:
         t = make()
         record.value(
@@ -465,9 +462,7 @@ def creation_functions(T, record, rng):
             [list(t.shape), str(t.dtype).split(".")[-1], t.requires_grad, t.is_leaf],
         )
     r = T.rand(1000, device=dev)
-    record.value(
-        "T.rand(1000, device=dev) lies in [0, 1)", r.min().item() >= 0 and r.max().item() < 1
-    )
+    record.value("T.rand(1000) lies in [0, 1)", r.min().item() >= 0 and r.max().item() < 1)
 
 
 # -- N2: dtype inference and promotion --------------------------------------------------------
@@ -481,59 +476,59 @@ def creation_functions(T, record, rng):
 )
 def dtype_inference(T, record, rng):
     dev = record.device
-    floats = _floats(rng, 3)
-    ints = rng.integers(-9, 9, size=3).tolist()
+    fl = floats(rng, 3, -2, 2)
+    it = rng.integers(-9, 9, size=3).tolist()
     cases = [
-        ("T.tensor(python floats, device=dev)", lambda: T.tensor(floats, device=dev)),
-        ("T.tensor(python ints, device=dev)", lambda: T.tensor(ints, device=dev)),
-        ("T.tensor(python bools, device=dev)", lambda: T.tensor([i > 0 for i in ints], device=dev)),
+        ("T.tensor(python floats)", lambda: T.tensor(fl, device=dev)),
+        ("T.tensor(python ints)", lambda: T.tensor(it, device=dev)),
+        ("T.tensor(python bools)", lambda: T.tensor([i > 0 for i in it], device=dev)),
         (
-            "T.tensor(ints and a float, device=dev)",
-            lambda: T.tensor(ints[:2] + floats[:1], device=dev),
+            "T.tensor(ints and a float)",
+            lambda: T.tensor(it[:2] + fl[:1], device=dev),
         ),
-        ("T.tensor(a bool and ints, device=dev)", lambda: T.tensor([True] + ints[:2], device=dev)),
-        ("T.tensor(python float, device=dev)", lambda: T.tensor(floats[0], device=dev)),
-        ("T.tensor(python int, device=dev)", lambda: T.tensor(ints[0], device=dev)),
-        ("T.tensor([], device=dev)", lambda: T.tensor([], device=dev)),
-        ("T.tensor(float64 array, device=dev)", lambda: T.tensor(np.array(floats), device=dev)),
+        ("T.tensor(a bool and ints)", lambda: T.tensor([True] + it[:2], device=dev)),
+        ("T.tensor(python float)", lambda: T.tensor(fl[0], device=dev)),
+        ("T.tensor(python int)", lambda: T.tensor(it[0], device=dev)),
+        ("T.tensor([])", lambda: T.tensor([], device=dev)),
+        ("T.tensor(float64 array)", lambda: T.tensor(np.array(fl), device=dev)),
         (
-            "T.tensor(float32 array, device=dev)",
-            lambda: T.tensor(np.array(floats, dtype=np.float32), device=dev),
-        ),
-        (
-            "T.tensor(int32 array, device=dev)",
-            lambda: T.tensor(np.array(ints, dtype=np.int32), device=dev),
+            "T.tensor(float32 array)",
+            lambda: T.tensor(np.array(fl, dtype=np.float32), device=dev),
         ),
         (
-            "T.tensor(int64 array, device=dev)",
-            lambda: T.tensor(np.array(ints, dtype=np.int64), device=dev),
+            "T.tensor(int32 array)",
+            lambda: T.tensor(np.array(it, dtype=np.int32), device=dev),
         ),
         (
-            "T.tensor(np.float64 scalar, device=dev)",
-            lambda: T.tensor(np.float64(floats[0]), device=dev),
-        ),
-        ("T.from_numpy(float64 array)", lambda: T.from_numpy(np.array(floats))),
-        ("T.as_tensor(python ints, device=dev)", lambda: T.as_tensor(ints, device=dev)),
-        (
-            "T.tensor(python floats, dtype=T.float64, device=dev)",
-            lambda: T.tensor(floats, dtype=T.float64, device=dev),
+            "T.tensor(int64 array)",
+            lambda: T.tensor(np.array(it, dtype=np.int64), device=dev),
         ),
         (
-            "T.tensor(python floats, dtype=T.float16, device=dev)",
-            lambda: T.tensor(floats, dtype=T.float16, device=dev),
+            "T.tensor(np.float64 scalar)",
+            lambda: T.tensor(np.float64(fl[0]), device=dev),
+        ),
+        ("T.from_numpy(float64 array)", lambda: T.from_numpy(np.array(fl))),
+        ("T.as_tensor(python ints)", lambda: T.as_tensor(it, device=dev)),
+        (
+            "T.tensor(python floats, dtype=T.float64)",
+            lambda: T.tensor(fl, dtype=T.float64, device=dev),
         ),
         (
-            "T.tensor(python ints, dtype=T.float32, device=dev)",
-            lambda: T.tensor(ints, dtype=T.float32, device=dev),
+            "T.tensor(python floats, dtype=T.float16)",
+            lambda: T.tensor(fl, dtype=T.float16, device=dev),
         ),
         (
-            "T.tensor(python floats, dtype=T.int32, device=dev)",
-            lambda: T.tensor(floats, dtype=T.int32, device=dev),
+            "T.tensor(python ints, dtype=T.float32)",
+            lambda: T.tensor(it, dtype=T.float32, device=dev),
         ),
-        ("T.FloatTensor(python ints)", lambda: T.FloatTensor(ints)),
-        ("T.DoubleTensor(python floats)", lambda: T.DoubleTensor(floats)),
-        ("T.LongTensor(python ints)", lambda: T.LongTensor(ints)),
-        ("T.Tensor(python ints)", lambda: T.Tensor(ints)),
+        (
+            "T.tensor(python floats, dtype=T.int32)",
+            lambda: T.tensor(fl, dtype=T.int32, device=dev),
+        ),
+        ("T.FloatTensor(python ints)", lambda: T.FloatTensor(it)),
+        ("T.DoubleTensor(python floats)", lambda: T.DoubleTensor(fl)),
+        ("T.LongTensor(python ints)", lambda: T.LongTensor(it)),
+        ("T.Tensor(python ints)", lambda: T.Tensor(it)),
     ]
     for label, make in cases:
         record.call(label, make)
@@ -548,13 +543,13 @@ def dtype_inference(T, record, rng):
 )
 def dtype_promotion(T, record, rng):
     dev = record.device
-    f32 = T.tensor(_floats(rng, 3), device=dev)
-    f64 = T.tensor(_floats(rng, 3), dtype=T.float64, device=dev)
+    f32 = T.tensor(floats(rng, 3, -2, 2), device=dev)
+    f64 = T.tensor(floats(rng, 3, -2, 2), dtype=T.float64, device=dev)
     f16 = T.tensor((rng.integers(-8, 9, size=3) / 4).tolist(), dtype=T.float16, device=dev)
     i64 = T.tensor(rng.integers(1, 9, size=3).tolist(), device=dev)
     i32 = T.tensor(rng.integers(1, 9, size=3).tolist(), dtype=T.int32, device=dev)
     b = T.tensor((rng.uniform(size=3) > 0.5).tolist(), device=dev)
-    s = float(rng.uniform(0.5, 2))
+    s = scalar(rng)
     k = int(rng.integers(2, 5))
     zero_d64 = T.tensor(s, dtype=T.float64, device=dev)
     cases = [
@@ -606,8 +601,8 @@ def dtype_promotion(T, record, rng):
     for label, make in cases:
         record.call(label, make)
     # gradients keep each leaf's own dtype
-    a = T.tensor(_floats(rng, 3), requires_grad=True, device=dev)
-    d = T.tensor(_floats(rng, 3), dtype=T.float64, requires_grad=True, device=dev)
+    a = T.tensor(floats(rng, 3, -2, 2), requires_grad=True, device=dev)
+    d = T.tensor(floats(rng, 3, -2, 2), dtype=T.float64, requires_grad=True, device=dev)
     y = record.call("y = a * d + i64", lambda: a * d + i64)
     record.call("y.sum().backward()", lambda: y.sum().backward())
     record.grad("a.grad (float32)", a)
@@ -686,8 +681,8 @@ def repr_integer_and_bool(T, record, rng):
     record.tensor("bool", T.tensor((rng.uniform(size=n) > 0.5).tolist(), device=dev))
     record.tensor("bool 2-D", T.tensor((rng.uniform(size=(3, n)) > 0.5).tolist(), device=dev))
     record.tensor("bool 0-d", T.tensor(bool(rng.uniform() > 0.5), device=dev))
-    record.tensor("comparison result", T.tensor(_floats(rng, n), device=dev) > 0)
-    record.tensor("argmax result", T.tensor(_floats(rng, (2, n)), device=dev).argmax(1))
+    record.tensor("comparison result", T.tensor(floats(rng, n, -2, 2), device=dev) > 0)
+    record.tensor("argmax result", T.tensor(floats(rng, (2, n), -2, 2), device=dev).argmax(1))
 
 
 @scenario(
@@ -698,8 +693,8 @@ def repr_integer_and_bool(T, record, rng):
 )
 def repr_suffixes(T, record, rng):
     dev = record.device
-    a = T.tensor(_floats(rng, 3), requires_grad=True, device=dev)
-    d = T.tensor(_floats(rng, (2, 2)), dtype=T.float64, requires_grad=True, device=dev)
+    a = T.tensor(floats(rng, 3, -2, 2), requires_grad=True, device=dev)
+    d = T.tensor(floats(rng, (2, 2), -2, 2), dtype=T.float64, requires_grad=True, device=dev)
     h = T.tensor(
         (rng.integers(-8, 8, size=3) / 4).tolist(), dtype=T.float16, requires_grad=True, device=dev
     )
@@ -712,7 +707,8 @@ def repr_suffixes(T, record, rng):
     record.tensor("float16 result with grad_fn", h * 2)
     record.tensor("float64 copy of a float32 leaf", a.double())
     record.tensor(
-        "long row with grad_fn", T.tensor(_floats(rng, 12), requires_grad=True, device=dev) * 3
+        "long row with grad_fn",
+        T.tensor(floats(rng, 12, -2, 2), requires_grad=True, device=dev) * 3,
     )
     record.tensor(
         "integer-valued result with grad_fn",
