@@ -7,6 +7,7 @@ from pathlib import Path
 from bench.timing import Timing
 
 RESULTS_DIR = Path(__file__).parent / "results"
+NOTE_WIDTH = 100
 
 
 @dataclass
@@ -60,6 +61,12 @@ def format_seconds(seconds: float | None) -> str:
     return f"{seconds / 1e-9:.3g} ns"
 
 
+def shorten(note: str, limit: int = NOTE_WIDTH) -> str:
+    """One line of at most `limit` characters for the table; the JSON keeps the whole note."""
+    line = " ".join(note.split())
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
 def format_table(rows: list[Row]) -> str:
     header = tuple("benchmark case engine best median runs xtorch xnumpy target note".split())
     lines = [header]
@@ -79,7 +86,7 @@ def format_table(rows: list[Row]) -> str:
                 f"{r.vs_torch:.2f}" if r.vs_torch is not None else "-",
                 f"{r.vs_numpy:.2f}" if r.vs_numpy is not None else "-",
                 target,
-                r.note,
+                shorten(r.note),
             )
         )
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]

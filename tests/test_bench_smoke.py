@@ -92,6 +92,9 @@ def test_table_and_json_show_every_row(tmp_path):
     ]
     table = format_table(rows)
     assert "2 ms" in table and "2.5 ms" in table and "why" in table
+    long_note = "first line\n" + "x" * 300
+    assert "first line xxx" in format_table([Row("b", "c", "e", note=long_note)])
+    assert max(map(len, format_table([Row("b", "c", "e", note=long_note)]).splitlines())) < 200
     data = json.loads(write_json(rows, {"commit": "abc"}, tmp_path / "r.json").read_text())
     assert data["commit"] == "abc"
     assert data["rows"][0]["best_s"] == 0.002 and data["rows"][1]["note"] == "why"
@@ -203,14 +206,19 @@ def test_catalogue_is_skipped_with_the_reason_when_the_autograder_is_missing(mon
     assert row.timing is None and row.note.startswith("skipped: autograder not importable")
 
 
-def test_catalogue_times_check_and_reports_its_verdict(monkeypatch):
+def test_catalogue_times_check_and_observe_and_describes_their_results(monkeypatch):
     report = types.SimpleNamespace(results=[1, 2, 3], score=2 / 3, passed=False, failures=[3])
+    observations = {"scenarios": {"a": {}, "b": {"isolation": "fresh process"}}}
     fake = types.ModuleType("autograder")
     fake.check = lambda engine: report
+    fake.observe = lambda engine: observations
     monkeypatch.setitem(sys.modules, "autograder", fake)
-    rows = by_engine(catalogue.run(NO_MINIGRAD, budget_s=0))
-    assert rows["torch"].timing and rows["torch"].note == "3 scenarios, score 0.667, 1 failed"
-    assert rows["minigrad"].timing is None and rows["minigrad"].target_met is None
+    rows = {(r.case, r.engine): r for r in catalogue.run(NO_MINIGRAD, budget_s=0)}
+    checked, observed = rows["check(engine), cpu", "torch"], rows["observe(engine), cpu", "torch"]
+    assert checked.timing and checked.note == "3 scenarios, score 0.667, 1 failed"
+    assert observed.timing and observed.note == "2 scenarios, 1 of them in fresh processes"
+    missing = rows["check(engine), cpu", "minigrad"]
+    assert missing.timing is None and missing.target_met is None
 
 
 # --- notebooks ------------------------------------------------------------------------------
