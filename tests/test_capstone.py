@@ -28,6 +28,15 @@ def data():
     return capstone.make_moons()
 
 
+@pytest.fixture(scope="module", autouse=True)
+def one_torch_thread():
+    """As in the notebook: tiny matrices on a shared 2-core machine run faster on one thread."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
 @pytest.fixture(scope="module")
 def runs(data):
     """Loss curves of the notebook's run (default sizes, steps, learning rate) per engine."""
