@@ -16,11 +16,12 @@ _TRIGGERED = re.compile(r"\s*\(Triggered internally at .*?\)", re.S)
 
 
 def normalise_text(text: str, libnames=()) -> str:
-    """Drop PyTorch's "(Triggered internally at ...)" tail and write every library name as torch."""
+    """Drop PyTorch's "(Triggered internally at ...)" tail and write every library name as
+    torch (`minigrad.FloatTensor` -> `torch.FloatTensor`, `minigrad::autograd` -> `torch::...`)."""
     text = _TRIGGERED.sub("", str(text))
     names = sorted({n for n in libnames if n and n != "torch"} | {"minigrad"})
-    pattern = r"\b(?:" + "|".join(map(re.escape, names)) + r")\.(?=[A-Za-z_])"
-    return re.sub(pattern, "torch.", text)
+    pattern = r"\b(?:" + "|".join(map(re.escape, names)) + r")(\.|::)(?=[A-Za-z_])"
+    return re.sub(pattern, r"torch\1", text)
 
 
 def is_tensor(x) -> bool:
@@ -109,8 +110,10 @@ class Recorder:
 
     def encode(self, x):
         """Turn any observed object into JSON-able data (tensors become snapshots)."""
-        if x is None or isinstance(x, (bool, int, str)):
+        if x is None or isinstance(x, (bool, int)):
             return x
+        if isinstance(x, str):
+            return normalise_text(x, self.libnames)
         if isinstance(x, np.generic):
             return {"numpy_scalar": x.dtype.name, "value": x.item()}
         if isinstance(x, float):
@@ -185,6 +188,11 @@ class Recorder:
         return result, exc, seen
 
     def _shares_memory(self, a, b) -> bool:
+        storages = [getattr(x, "untyped_storage", None) for x in (a, b)]
+        if all(storages):
+            sa, sb = storages[0](), storages[1]()
+            if not (hasattr(sa, "nbytes") and hasattr(sb, "nbytes")):
+                return sa.data_ptr() == sb.data_ptr()  # a storage's start names it
         span_a, span_b = self._memory(a), self._memory(b)
         if isinstance(span_a, np.ndarray) and isinstance(span_b, np.ndarray):
             return bool(np.shares_memory(span_a, span_b))
@@ -196,8 +204,8 @@ class Recorder:
         """A NumPy array viewing x's memory, or the (start, end) address range of its storage."""
         if isinstance(x, np.ndarray):
             return x
-        if hasattr(x, "untyped_storage"):
-            storage = x.untyped_storage()
+        storage = x.untyped_storage() if hasattr(x, "untyped_storage") else None
+        if storage is not None and hasattr(storage, "nbytes"):
             start = int(storage.data_ptr())
             return (start, start + int(storage.nbytes()))
         if _device_type(x.device) != "cpu":
