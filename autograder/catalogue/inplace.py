@@ -582,7 +582,7 @@ def inplace_into_plain_tensor_joins_graph(T, record, rng):
     id="inplace.views_share_memory",
     rules=["I5", "L2"],
     topic="inplace",
-    lecture="course/01_tensors_and_memory.ipynb#views-and-memory",
+    lecture="course/01_tensors_memory.ipynb#indexing-and-views",
 )
 def views_share_memory(T, record, rng):
     dev = record.device
@@ -620,7 +620,7 @@ def views_share_memory(T, record, rng):
     id="inplace.writes_through_views",
     rules=["I5", "I1"],
     topic="inplace",
-    lecture="course/01_tensors_and_memory.ipynb#views-and-memory",
+    lecture="course/01_tensors_memory.ipynb#indexing-and-views",
 )
 def writes_through_views(T, record, rng):
     dev = record.device
@@ -651,7 +651,7 @@ def writes_through_views(T, record, rng):
     id="inplace.clone_and_some_reshapes_copy",
     rules=["I5"],
     topic="inplace",
-    lecture=f"{LECTURE}#clone-the-cure",
+    lecture="course/01_tensors_memory.ipynb#clone-and-reshape",
 )
 def clone_and_some_reshapes_copy(T, record, rng):
     dev = record.device

@@ -9,7 +9,7 @@ import numpy as np
 from autograder.catalogue._data import floats, scalar
 from autograder.scenarios import scenario
 
-LECTURE = "course/01_tensors_and_memory.ipynb"
+LECTURE = "course/01_tensors_memory.ipynb"
 
 
 def _away_from_zero(rng, shape):
@@ -76,7 +76,7 @@ pow_through_broadcasting = _binary_scenario("pow", "**", lambda a, b: a**b, floa
     id="values.python_scalars_on_either_side",
     rules=["N1", "L2"],
     topic="values",
-    lecture=f"{LECTURE}#operations",
+    lecture=f"{LECTURE}#operations-and-in-place",
 )
 def python_scalars_on_either_side(T, record, rng):
     dev = record.device
@@ -115,7 +115,7 @@ def python_scalars_on_either_side(T, record, rng):
     id="values.matmul_shapes",
     rules=["N1", "L2"],
     topic="values",
-    lecture=f"{LECTURE}#operations",
+    lecture=f"{LECTURE}#operations-and-in-place",
     weight=2,
 )
 def matmul_shapes(T, record, rng):
@@ -151,7 +151,7 @@ def matmul_shapes(T, record, rng):
     id="values.reductions_with_dim_and_keepdim",
     rules=["N1", "L2"],
     topic="values",
-    lecture=f"{LECTURE}#operations",
+    lecture=f"{LECTURE}#operations-and-in-place",
     weight=2,
 )
 def reductions_with_dim_and_keepdim(T, record, rng):
@@ -199,7 +199,7 @@ def reductions_with_dim_and_keepdim(T, record, rng):
     id="values.max_min_ties_share_the_gradient",
     rules=["N1"],
     topic="values",
-    lecture=f"{LECTURE}#operations",
+    lecture=f"{LECTURE}#operations-and-in-place",
 )
 def max_min_ties_share_the_gradient(T, record, rng):
     dev = record.device
@@ -221,7 +221,7 @@ def max_min_ties_share_the_gradient(T, record, rng):
     id="values.unary_functions",
     rules=["N1", "L2"],
     topic="values",
-    lecture=f"{LECTURE}#operations",
+    lecture=f"{LECTURE}#operations-and-in-place",
     weight=2,
 )
 def unary_functions(T, record, rng):
@@ -264,7 +264,7 @@ def unary_functions(T, record, rng):
     id="values.functions_at_edge_points",
     rules=["N1"],
     topic="values",
-    lecture=f"{LECTURE}#operations",
+    lecture=f"{LECTURE}#operations-and-in-place",
 )
 def functions_at_edge_points(T, record, rng):
     dev = record.device
@@ -293,7 +293,7 @@ def functions_at_edge_points(T, record, rng):
     id="values.where_selects_and_routes_gradients",
     rules=["N1", "L1"],
     topic="values",
-    lecture=f"{LECTURE}#operations",
+    lecture=f"{LECTURE}#operations-and-in-place",
 )
 def where_selects_and_routes_gradients(T, record, rng):
     dev = record.device
@@ -320,7 +320,7 @@ def where_selects_and_routes_gradients(T, record, rng):
     id="values.nn_functional_and_modules",
     rules=["N1", "L2"],
     topic="values",
-    lecture=f"{LECTURE}#operations",
+    lecture=f"{LECTURE}#operations-and-in-place",
     weight=2,
 )
 def nn_functional_and_modules(T, record, rng):
@@ -366,7 +366,7 @@ def nn_functional_and_modules(T, record, rng):
     id="values.views_and_indexing_gradients",
     rules=["N1", "I5"],
     topic="values",
-    lecture=f"{LECTURE}#views-and-memory",
+    lecture=f"{LECTURE}#indexing-and-views",
     weight=2,
 )
 def views_and_indexing_gradients(T, record, rng):
@@ -472,7 +472,7 @@ def creation_functions(T, record, rng):
     id="values.dtype_inference",
     rules=["N2"],
     topic="values",
-    lecture=f"{LECTURE}#dtypes",
+    lecture=f"{LECTURE}#creating-tensors",
 )
 def dtype_inference(T, record, rng):
     dev = record.device
@@ -538,7 +538,7 @@ def dtype_inference(T, record, rng):
     id="values.dtype_promotion",
     rules=["N2"],
     topic="values",
-    lecture=f"{LECTURE}#dtypes",
+    lecture=f"{LECTURE}#dtypes-and-promotion",
     weight=2,
 )
 def dtype_promotion(T, record, rng):
@@ -616,7 +616,7 @@ def dtype_promotion(T, record, rng):
     id="values.repr_float_formats",
     rules=["N3"],
     topic="values",
-    lecture=f"{LECTURE}#printing-tensors",
+    lecture=f"{LECTURE}#creating-tensors",
 )
 def repr_float_formats(T, record, rng):
     dev = record.device
@@ -660,7 +660,7 @@ def repr_float_formats(T, record, rng):
     id="values.repr_integer_and_bool",
     rules=["N3"],
     topic="values",
-    lecture=f"{LECTURE}#printing-tensors",
+    lecture=f"{LECTURE}#creating-tensors",
 )
 def repr_integer_and_bool(T, record, rng):
     dev = record.device
@@ -689,7 +689,7 @@ def repr_integer_and_bool(T, record, rng):
     id="values.repr_suffixes",
     rules=["N3", "L2"],
     topic="values",
-    lecture=f"{LECTURE}#printing-tensors",
+    lecture=f"{LECTURE}#creating-tensors",
 )
 def repr_suffixes(T, record, rng):
     dev = record.device
