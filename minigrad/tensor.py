@@ -37,6 +37,9 @@ class _Storage:
             root = root.base
         self._root = root
 
+    def nbytes(self):
+        return int(self._root.nbytes)
+
     def data_ptr(self):
         if hasattr(self._root, "__array_interface__"):
             return self._root.__array_interface__["data"][0]
@@ -202,15 +205,24 @@ class Tensor:
             self._accumulator = AccumulateGrad(self)
         return self._accumulator
 
-    def _accumulate(self, g, retained=False):
-        """Add an incoming gradient (array) into `.grad`, in this tensor's dtype."""
+    def _accumulate(self, g, version=None, retained=False):
+        """Add an incoming gradient (array) into `.grad`, in this tensor's dtype.
+
+        A leaf's first gradient takes over the engine's buffer (keeping the count of in-place
+        adds it saw, `version`; None means the buffer is shared and is copied). Later ones are
+        added in place. A retained non-leaf gradient is cloned, then summed out of place.
+        """
         if isinstance(g, np.generic):  # NumPy turns 0-d results into scalars
             g = np.asarray(g)
         if g.dtype != self._data.dtype:
-            g = g.astype(self._data.dtype)
-        if self._grad is None:
-            copy = g.copy() if g.shape == self._data.shape else g.reshape(self._data.shape)
-            self._grad = Tensor._make(copy, self._device, self._dtype)
+            g, version = g.astype(self._data.dtype), 0
+        if self._grad is None or retained:
+            if self._grad is not None:
+                g = self._grad._data + g
+            elif version is None or retained:
+                g = g.copy()
+            self._grad = Tensor._make(g.reshape(self._data.shape), self._device, self._dtype)
+            self._grad._version_counter.value = 0 if retained else version or 0
         else:
             self._grad._data += g
             self._grad._version_counter.value += 1

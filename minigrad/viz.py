@@ -150,8 +150,13 @@ class _GraphBuilder:
         fid = _fn_id(fn)
         name = type(fn).__name__
         if hasattr(fn, "variable"):  # AccumulateGrad: the leaf it accumulates into
-            self.nodes[fid] = Node(fid, "accumulate", name, obj=fn)
+            node = Node(fid, "accumulate", name, obj=fn)
+            self.nodes[fid] = node
             var = fn.variable
+            if var is None:  # an engine that lost its leaf: show it rather than fail
+                node.lines.append("variable: None")
+                node.alerts.add(0)
+                return
             kind = "leaf" if var.requires_grad else "tensor"
             self._edge(self._tensor_node(var, kind), fid)
             return
@@ -355,6 +360,7 @@ LEGEND = {
     "cut": "graph cut here: backward() stops",
     "array": "NumPy array: no graph",
 }
+LEGEND_TITLE = "arrows: forward flow; backward() walks them in reverse"
 TEXT = "#1b1f24"
 ALERT = "#c62828"
 
@@ -557,7 +563,8 @@ class _SvgLayout:
         legend_kinds = [k for k in LEGEND if any(n.kind == k for n in self.nodes.values())]
         legend_h = LINE_H * (len(legend_kinds) + 1) + PAD_Y
         total_h = height + legend_h
-        width = max(width, 330)
+        legend_w = max(len(LEGEND_TITLE), *(len(LEGEND[k]) + 4 for k in legend_kinds))
+        width = max(width, legend_w * CHAR_W + 2 * MARGIN)
         parts = [
             f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" '
             f'height="{total_h:.0f}" viewBox="0 0 {width:.0f} {total_h:.0f}" '
@@ -609,7 +616,7 @@ class _SvgLayout:
 
     @staticmethod
     def _legend_svg(kinds, top):
-        out = [_text(MARGIN, top + 11, "arrows: forward flow; backward() walks them in reverse")]
+        out = [_text(MARGIN, top + 11, LEGEND_TITLE)]
         for i, kind in enumerate(kinds):
             fill, stroke, dash = STYLES[kind]
             row = top + LINE_H * (i + 1)

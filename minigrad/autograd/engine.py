@@ -4,6 +4,8 @@ No recursion anywhere, so a chain of a million nodes works. Gradients travel as 
 (NumPy or CuPy); they become tensors only where a user can see them (`.grad`, hooks).
 """
 
+import heapq
+
 from .. import _messages as msg
 from . import grad_mode
 from .graph import AccumulateGrad
@@ -28,30 +30,67 @@ def _count_dependencies(roots):
     return deps
 
 
-def _add(a, b):
-    return b if a is None else (a if b is None else a + b)
+class _Slot:
+    """The gradient gathered for one output of a node, summed as PyTorch's InputBuffer sums.
+
+    PyTorch adds into the first gradient in place when it owns it (a fresh array no one else
+    holds); otherwise it adds out of place. The in-place adds show up as the `_version` of a
+    leaf's new `.grad`, so minigrad counts them the same way.
+    """
+
+    __slots__ = ("array", "owned", "version")
+
+    def __init__(self, array, owned):
+        self.array, self.owned, self.version = array, owned, 0
+
+    def add(self, array):
+        if self.owned and self.array.shape == array.shape and self.array.dtype == array.dtype:
+            self.array += array
+            self.version += 1
+        else:
+            self.array = self.array + array
+            self.owned, self.version = True, 0
 
 
-def run_backward(roots, root_grads, retain_graph, capture=None):
+def _owned(g, incoming):
+    """Whether a node's output gradient is a fresh array (not a pass-through or a view)."""
+    return g is not incoming and getattr(g, "base", None) is None
+
+
+def _deliver(buffers, node, nr, g, owned):
+    slots = buffers.get(node)
+    if slots is None:
+        slots = buffers[node] = [None] * node.n_outputs
+    if slots[nr] is None:
+        slots[nr] = _Slot(g, owned)
+    else:
+        slots[nr].add(g)
+
+
+def run_backward(roots, root_grads, retain_graph, capture=None, owned_roots=()):
     """Propagate `root_grads` (arrays) from the `roots` edges through the graph.
 
-    `capture` maps nodes to a slot index: their incoming gradient is returned instead of being
-    accumulated (this is how `autograd.grad` reads gradients without touching `.grad`).
+    Nodes run when every edge into them has delivered, later-created nodes first.
+    `capture` maps nodes whose incoming gradient is returned instead of being accumulated
+    (this is how `autograd.grad` reads gradients without touching `.grad`).
     """
     deps = _count_dependencies([node for node, _ in roots])
     buffers = {}
-    for (node, nr), g in zip(roots, root_grads):
-        if node is None:
-            continue
-        buf = buffers.setdefault(node, [None] * node.n_outputs)
-        buf[nr] = _add(buf[nr], g)
-    ready = [node for node, _ in roots if node is not None and deps.get(node, 0) == 0]
-    ready = list(dict.fromkeys(ready))
+    for i, ((node, nr), g) in enumerate(zip(roots, root_grads)):
+        if node is not None:
+            _deliver(buffers, node, nr, g, i in owned_roots)
+    ready = []
+    for node, _ in roots:
+        if node is not None and deps.get(node, 0) == 0 and node not in ready:
+            ready.append(node)
+    ready = [(-n._seq, id(n), n) for n in ready]
+    heapq.heapify(ready)
     captured = {}
     with grad_mode.no_grad():
         while ready:
-            node = ready.pop()
-            grads = buffers.pop(node)
+            node = heapq.heappop(ready)[2]
+            slots = buffers.pop(node)
+            grads = [None if s is None else s.array for s in slots]
             if node._hooks or node._retained:
                 grads = _run_tensor_hooks(node, grads)
             if capture is not None and node in capture:
@@ -59,25 +98,24 @@ def run_backward(roots, root_grads, retain_graph, capture=None):
                 out = (None,) * len(node.next_functions)
             elif type(node) is AccumulateGrad:
                 if capture is None and grads[0] is not None:
-                    node.apply(grads[0])
+                    slot = slots[0]
+                    node.apply(grads[0], slot.version if slot.owned else None)
                 out = ()
             else:
                 out = node.apply(*grads)
                 if not retain_graph:
                     node.release()
+            incoming = grads[0] if len(grads) == 1 else None
             for (nxt, nr), g in zip(node.next_functions, out):
                 if nxt is None:
                     continue
                 if g is not None:
-                    buf = buffers.get(nxt)
-                    if buf is None:
-                        buf = buffers[nxt] = [None] * nxt.n_outputs
-                    buf[nr] = _add(buf[nr], g)
+                    _deliver(buffers, nxt, nr, g, _owned(g, incoming))
                 left = deps[nxt] - 1
                 deps[nxt] = left
                 if left == 0:
                     if nxt in buffers:
-                        ready.append(nxt)
+                        heapq.heappush(ready, (-nxt._seq, id(nxt), nxt))
                     else:
                         _skip_branch(nxt, deps, buffers, ready)
     return captured
@@ -93,7 +131,10 @@ def _skip_branch(node, deps, buffers, ready):
                 continue
             deps[nxt] -= 1
             if deps[nxt] == 0:
-                (ready.append(nxt) if nxt in buffers else stack.append(nxt))
+                if nxt in buffers:
+                    heapq.heappush(ready, (-nxt._seq, id(nxt), nxt))
+                else:
+                    stack.append(nxt)
 
 
 def _run_tensor_hooks(node, grads):
@@ -116,7 +157,7 @@ def check_roots(tensors, grad_tensors):
     """PyTorch's checks on what backward starts from, in PyTorch's order."""
     from ..tensor import Tensor
 
-    grads = []
+    grads, owned = [], set()
     for i, (t, g) in enumerate(zip(tensors, grad_tensors)):
         if not t.requires_grad:
             raise RuntimeError(msg.NO_GRAD_FN.format(i))
@@ -124,13 +165,14 @@ def check_roots(tensors, grad_tensors):
             if t._data.size != 1:
                 raise RuntimeError(msg.IMPLICIT_GRAD_NON_SCALAR)
             grads.append(t._xp.ones(t._data.shape, dtype=t._data.dtype))
+            owned.add(i)
         else:
             if not isinstance(g, Tensor):
                 g = Tensor._wrap(t._xp.asarray(g, dtype=t._data.dtype))
             if tuple(g.shape) != tuple(t.shape):
                 raise RuntimeError(msg.shape_mismatch(g.shape, t.shape))
             grads.append(g._data.astype(t._data.dtype, copy=False))
-    return grads
+    return grads, owned
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
@@ -145,8 +187,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         grad_tensors = [grad_tensors]
     if create_graph:
         raise NotImplementedError("minigrad computes first-order gradients only")
-    grads = check_roots(tensors, grad_tensors)
-    run_backward([t._edge() for t in tensors], grads, bool(retain_graph))
+    grads, owned = check_roots(tensors, grad_tensors)
+    run_backward([t._edge() for t in tensors], grads, bool(retain_graph), owned_roots=owned)
 
 
 def grad(
@@ -173,10 +215,14 @@ def grad(
     for t in inputs:
         if not t.requires_grad:
             raise RuntimeError(msg.INPUT_NO_GRAD)
-    grads = check_roots(outputs, grad_outputs)
+    grads, owned = check_roots(outputs, grad_outputs)
     targets = [t._edge()[0] for t in inputs]
     captured = run_backward(
-        [t._edge() for t in outputs], grads, bool(retain_graph), capture=set(targets)
+        [t._edge() for t in outputs],
+        grads,
+        bool(retain_graph),
+        capture=set(targets),
+        owned_roots=owned,
     )
     result = []
     for t, node in zip(inputs, targets):

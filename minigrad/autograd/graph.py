@@ -6,6 +6,7 @@ the tensors' array module, or None), one per edge. Nodes that saved tensors chec
 versions before use and refuse to run once `backward()` freed them.
 """
 
+import itertools
 import re
 import weakref
 
@@ -37,12 +38,25 @@ class Saved:
         return self.tensor_ref() if self.is_output else self.tensor_ref
 
 
+_sequence = itertools.count()
+
+
 class Node:
-    __slots__ = ("next_functions", "_saved", "_freed", "_retained", "_hooks", "__weakref__")
+    __slots__ = (
+        "next_functions",
+        "_saved",
+        "_freed",
+        "_retained",
+        "_hooks",
+        "_seq",
+        "__weakref__",
+    )
     n_outputs = 1
 
     def __init__(self, next_functions):
         self.next_functions = next_functions
+        # Creation order: backward runs later nodes first, as PyTorch's engine does.
+        self._seq = next(_sequence)
         self._saved = None
         self._freed = False
         self._retained = None  # [(output_nr, tensor)] whose .grad this node fills
@@ -132,6 +146,7 @@ class AccumulateGrad(Node):
 
     def __init__(self, variable):
         super().__init__(())
+        self._seq = float("inf")  # leaves are fed as soon as they are ready
         self._variable_ref = weakref.ref(variable)
 
     @property
@@ -141,8 +156,8 @@ class AccumulateGrad(Node):
     def name(self):
         return f"{msg.LIB}::autograd::AccumulateGrad"
 
-    def apply(self, grad):
+    def apply(self, grad, version=0):
         leaf = self.variable
         if leaf is not None:
-            leaf._accumulate(grad)
+            leaf._accumulate(grad, version)
         return ()
