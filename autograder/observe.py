@@ -11,12 +11,14 @@ imported there by its module name; otherwise in this process, which the result n
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import os
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import traceback
@@ -28,6 +30,8 @@ import numpy as np
 
 from autograder.recorder import Recorder, normalise_text
 from autograder.scenarios import Scenario, select
+
+CAN_FORK = hasattr(os, "fork")
 
 TIME_LIMIT_S = 10.0  # per scenario; the whole CPU catalogue takes a few seconds
 _IMPORT_ALLOWANCE_S = 60.0  # a fresh interpreter has to import the engine first
@@ -64,21 +68,19 @@ def observe(
     """Observations of the chosen scenarios (all when scenario_ids is None) on `engine`."""
     chosen = select(ids=scenario_ids)
     name = _importable_name(engine)
-    # fresh interpreters start first and import the engine while this process works
-    started = {
-        sc.id: _start_fresh_process(name, sc, seed, device, time_limit)
-        for sc in chosen
-        if sc.fresh_process and name
-    }
+    fresh = [sc for sc in chosen if sc.fresh_process and name]
+    fresh_ids = {sc.id for sc in fresh}
+    # the fresh-process side starts first: it imports the engine while this process works
+    pending = _request_fresh(name, fresh, seed, device, time_limit) if fresh else None
     results = {}
     for sc in chosen:
-        if sc.id in started:
+        if sc.id in fresh_ids:
             continue
         results[sc.id] = observe_scenario(engine, sc, seed, device, time_limit)
         if sc.fresh_process:
             results[sc.id]["isolation"] = "this process (engine not importable by name)"
-    for sid, process in started.items():
-        results[sid] = _finish_fresh_process(process, time_limit)
+    if pending:
+        results.update(_collect_fresh(pending, fresh, time_limit))
     return {
         "engine": getattr(engine, "__name__", type(engine).__name__),
         "seed": int(seed),
@@ -185,31 +187,104 @@ def _importable_name(engine) -> str | None:
     return None
 
 
-def _start_fresh_process(engine_name: str, sc: Scenario, seed, device, time_limit):
+# One fresh-process server per engine name, kept for this interpreter's lifetime: it imports
+# the engine once and forks a clean child per scenario (see observe_child).
+_SERVERS: dict[str, subprocess.Popen] = {}
+
+
+def _start_server(engine_name: str) -> subprocess.Popen:
     package_root = str(Path(__file__).resolve().parent.parent)
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([package_root, *sys.path[1:], env.get("PYTHONPATH", "")])
-    command = [sys.executable, "-m", "autograder.observe_child", "--engine", engine_name,
-               "--scenario", sc.id, "--seed", str(seed), "--device", device,
-               "--time-limit", str(time_limit)]  # fmt: skip
-    return subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+    errors = tempfile.TemporaryFile()  # read back only to explain a server that died
+    server = subprocess.Popen(
+        [sys.executable, "-m", "autograder.observe_child", "--engine", engine_name],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=errors,
+        text=True,
+        env=env,
     )
+    server.errors = errors
+    return server
 
 
-def _finish_fresh_process(process: subprocess.Popen, time_limit) -> dict:
+def _close(server: subprocess.Popen) -> None:
+    """End a server: closing its stdin ends its request loop."""
+    with contextlib.suppress(OSError, ValueError):
+        server.stdin.close()
     try:
-        stdout, stderr = process.communicate(timeout=time_limit + _IMPORT_ALLOWANCE_S)
+        server.wait(timeout=5)
     except subprocess.TimeoutExpired:
-        process.kill()
-        process.communicate()
-        return _process_failure("timeout", f"fresh process stopped after {time_limit:g} s")
-    if process.returncode != 0 or not stdout.strip():
-        tail = (stderr or "").strip().splitlines()[-3:]
-        return _process_failure("error", f"fresh process exited {process.returncode}: {tail}")
-    result = json.loads(stdout.strip().splitlines()[-1])
-    result["isolation"] = "fresh process"
-    return result
+        server.kill()
+        server.wait()
+    server.stdout.close()
+    server.errors.close()
+
+
+@atexit.register
+def _close_servers() -> None:
+    while _SERVERS:
+        _close(_SERVERS.popitem()[1])
+
+
+def _request_fresh(engine_name, scenarios, seed, device, time_limit) -> list:
+    """Send one request per scenario; returns the server process answering each, in order."""
+    servers = []
+    for sc in scenarios:
+        server = _SERVERS.get(engine_name) if CAN_FORK else None
+        if server is None or server.poll() is not None:
+            server = _start_server(engine_name)
+            if CAN_FORK:
+                _SERVERS[engine_name] = server
+        request = {"scenario": sc.id, "module": sc.fn.__module__, "seed": int(seed),
+                   "device": device, "time_limit": time_limit}  # fmt: skip
+        try:
+            server.stdin.write(json.dumps(request) + "\n")
+            server.stdin.flush()
+            if not CAN_FORK:
+                server.stdin.close()
+        except OSError:
+            pass  # a dead server shows up when its answer is read
+        servers.append(server)
+    return servers
+
+
+def _collect_fresh(servers: list, scenarios, time_limit) -> dict:
+    answers = {}
+    deadline = time.monotonic() + _IMPORT_ALLOWANCE_S + len(scenarios) * (time_limit + 5)
+    for server, sc in zip(servers, scenarios, strict=True):
+        line = _read_line(server, deadline - time.monotonic())
+        if line is None:
+            server.kill()
+            _SERVERS.pop(next((k for k, v in _SERVERS.items() if v is server), None), None)
+            answers[sc.id] = _process_failure("error", _server_trouble(server))
+            _close(server)
+        else:
+            answers[sc.id] = json.loads(line)
+        if not CAN_FORK:
+            _close(server)
+    return answers
+
+
+def _read_line(server: subprocess.Popen, timeout: float) -> str | None:
+    """The server's next answer, or None when it died or did not answer in time."""
+    box = []
+    reader = threading.Thread(target=lambda: box.append(server.stdout.readline()), daemon=True)
+    reader.start()
+    reader.join(max(timeout, 0.1))
+    if not box or not box[0].strip():
+        return None
+    return box[0]
+
+
+def _server_trouble(server: subprocess.Popen) -> str:
+    try:
+        server.errors.seek(0)
+        tail = server.errors.read().decode(errors="replace").strip().splitlines()[-3:]
+    except (OSError, ValueError):
+        tail = []
+    return f"fresh-process server stopped answering: {tail}"
 
 
 def _process_failure(status: str, message: str) -> dict:
