@@ -106,7 +106,30 @@ def _binary(node_cls, a, b, data, dtype, device, save=None, **kw):
 # -- arithmetic ----------------------------------------------------------------------------
 
 
+def _scalar_fast_path(self, other):
+    """Whether `self op other` is a float tensor with a Python number (the common case)."""
+    cls = other.__class__
+    return (cls is builtins.float or cls is builtins.int) and self._dtype.is_floating_point
+
+
+def _as_array(data, like):
+    # NumPy returns 0-d results as scalars; keep them arrays.
+    return like._xp.asarray(data) if data.__class__ is not like._data.__class__ else data
+
+
+def _scalar_result(self, data, node_cls, save_other=None):
+    out = Tensor._make(_as_array(data, self), self._device, self._dtype)
+    if grad_mode._enabled and (self._requires_grad or self.grad_fn is not None):
+        node = node_cls((self._edge(), _NO_EDGE), (self._data.shape, self._data.dtype), None)
+        if save_other is not None:
+            node._saved = {"other": save_other}
+        out._grad_fn = node
+    return out
+
+
 def add(self, other, *, alpha=1):
+    if alpha == 1 and _scalar_fast_path(self, other):
+        return _scalar_result(self, self._data + other, F.AddBackward0)
     p = _prepare(self, other)
     if p is NotImplemented:
         return p
@@ -116,6 +139,8 @@ def add(self, other, *, alpha=1):
 
 
 def sub(self, other, *, alpha=1):
+    if alpha == 1 and _scalar_fast_path(self, other):
+        return _scalar_result(self, self._data - other, F.SubBackward0)
     p = _prepare(self, other)
     if p is NotImplemented:
         return p
@@ -136,6 +161,8 @@ def rsub(self, other, *, alpha=1):
 
 
 def mul(self, other):
+    if _scalar_fast_path(self, other):
+        return _scalar_result(self, self._data * other, F.MulBackward0, save_other=other)
     p = _prepare(self, other)
     if p is NotImplemented:
         return p

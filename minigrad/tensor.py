@@ -47,24 +47,26 @@ class _Storage:
 
 
 class Tensor:
+    # Per-tensor fields every op sets live in slots; the rarely changed ones default at class
+    # level (set per instance only when they change), which keeps creating a tensor cheap.
     __slots__ = (
         "_data",
         "_dtype",
         "_device",
         "_requires_grad",
         "_grad_fn",
-        "_output_nr",
-        "_grad",
-        "_retains_grad",
         "_version_counter",
-        "_base",
-        "_view_fn",
-        "_view_version",
-        "_view_flags",
-        "_accumulator",
         "__weakref__",
-        "__dict__",  # lets Parameter and users attach attributes, as PyTorch allows
+        "__dict__",  # the rarely set fields below, and Parameter's or a user's attributes
     )
+    _output_nr = 0
+    _grad = None
+    _retains_grad = False
+    _base = None  # the tensor this one is a view of
+    _view_fn = None  # base-shaped array -> this view's array
+    _view_version = 0  # the version this view's grad_fn was made at
+    _view_flags = None  # "no_grad" or "multi:<op>" for views PyTorch won't write through
+    _accumulator = None  # the leaf's AccumulateGrad node, made on first use
 
     # -- construction ------------------------------------------------------------------
     def __new__(cls, *args, **kwargs):
@@ -82,15 +84,7 @@ class Tensor:
         t._device = device
         t._requires_grad = False
         t._grad_fn = None
-        t._output_nr = 0
-        t._grad = None
-        t._retains_grad = False
         t._version_counter = _VersionCounter()
-        t._base = None
-        t._view_fn = None
-        t._view_version = 0
-        t._view_flags = None
-        t._accumulator = None
         return t
 
     @classmethod

@@ -30,67 +30,53 @@ def _count_dependencies(roots):
     return deps
 
 
-class _Slot:
-    """The gradient gathered for one output of a node, summed as PyTorch's InputBuffer sums.
+def _add_into(slot, g):
+    """Sum a gradient into a slot [array, owned, version] as PyTorch's InputBuffer does.
 
-    PyTorch adds into the first gradient in place when it owns it (a fresh array no one else
-    holds); otherwise it adds out of place. The in-place adds show up as the `_version` of a
+    PyTorch adds into the gathered gradient in place when it owns it (a fresh array no one
+    else holds), otherwise out of place. The in-place adds show up as the `_version` of a
     leaf's new `.grad`, so minigrad counts them the same way.
     """
-
-    __slots__ = ("array", "owned", "version")
-
-    def __init__(self, array, owned):
-        self.array, self.owned, self.version = array, owned, 0
-
-    def add(self, array):
-        if self.owned and self.array.shape == array.shape and self.array.dtype == array.dtype:
-            self.array += array
-            self.version += 1
-        else:
-            self.array = self.array + array
-            self.owned, self.version = True, 0
-
-
-def _owned(g, incoming):
-    """Whether a node's output gradient is a fresh array (not a pass-through or a view)."""
-    return g is not incoming and getattr(g, "base", None) is None
-
-
-def _deliver(buffers, node, nr, g, owned):
-    slots = buffers.get(node)
-    if slots is None:
-        slots = buffers[node] = [None] * node.n_outputs
-    if slots[nr] is None:
-        slots[nr] = _Slot(g, owned)
+    old = slot[0]
+    if slot[1] and old.shape == g.shape and old.dtype == g.dtype:
+        old += g
+        slot[2] += 1
     else:
-        slots[nr].add(g)
+        slot[0], slot[1], slot[2] = old + g, True, 0
 
 
 def run_backward(roots, root_grads, retain_graph, capture=None, owned_roots=()):
     """Propagate `root_grads` (arrays) from the `roots` edges through the graph.
 
     Nodes run when every edge into them has delivered, later-created nodes first.
-    `capture` maps nodes whose incoming gradient is returned instead of being accumulated
+    `capture` holds nodes whose incoming gradient is returned instead of being accumulated
     (this is how `autograd.grad` reads gradients without touching `.grad`).
     """
     deps = _count_dependencies([node for node, _ in roots])
-    buffers = {}
+    buffers = {}  # node -> one slot per output: [array, owned, in-place adds]
     for i, ((node, nr), g) in enumerate(zip(roots, root_grads)):
-        if node is not None:
-            _deliver(buffers, node, nr, g, i in owned_roots)
+        if node is None:
+            continue
+        slots = buffers.setdefault(node, [None] * node.n_outputs)
+        if slots[nr] is None:
+            slots[nr] = [g, i in owned_roots, 0]
+        else:
+            _add_into(slots[nr], g)
     ready = []
-    for node, _ in roots:
-        if node is not None and deps.get(node, 0) == 0 and node not in ready:
-            ready.append(node)
-    ready = [(-n._seq, id(n), n) for n in ready]
+    for node in buffers:
+        if deps.get(node, 0) == 0:
+            ready.append((-node._seq, id(node), node))
     heapq.heapify(ready)
+    push, pop = heapq.heappush, heapq.heappop
     captured = {}
     with grad_mode.no_grad():
         while ready:
-            node = heapq.heappop(ready)[2]
+            node = pop(ready)[2]
             slots = buffers.pop(node)
-            grads = [None if s is None else s.array for s in slots]
+            if len(slots) == 1:
+                grads = [slots[0][0]]
+            else:
+                grads = [None if s is None else s[0] for s in slots]
             if node._hooks or node._retained:
                 grads = _run_tensor_hooks(node, grads)
             if capture is not None and node in capture:
@@ -98,24 +84,30 @@ def run_backward(roots, root_grads, retain_graph, capture=None, owned_roots=()):
                 out = (None,) * len(node.next_functions)
             elif type(node) is AccumulateGrad:
                 if capture is None and grads[0] is not None:
-                    slot = slots[0]
-                    node.apply(grads[0], slot.version if slot.owned else None)
-                out = ()
+                    node.apply(grads[0], slots[0][2] if slots[0][1] else None)
+                continue
             else:
                 out = node.apply(*grads)
                 if not retain_graph:
                     node.release()
-            incoming = grads[0] if len(grads) == 1 else None
+            incoming = grads[0]
             for (nxt, nr), g in zip(node.next_functions, out):
                 if nxt is None:
                     continue
                 if g is not None:
-                    _deliver(buffers, nxt, nr, g, _owned(g, incoming))
+                    slots = buffers.get(nxt)
+                    if slots is None:
+                        slots = buffers[nxt] = [None] * nxt.n_outputs
+                    if slots[nr] is None:
+                        # owned: a fresh array, not the incoming one passed on, nor a view
+                        slots[nr] = [g, g is not incoming and g.base is None, 0]
+                    else:
+                        _add_into(slots[nr], g)
                 left = deps[nxt] - 1
                 deps[nxt] = left
                 if left == 0:
                     if nxt in buffers:
-                        heapq.heappush(ready, (-nxt._seq, id(nxt), nxt))
+                        push(ready, (-nxt._seq, id(nxt), nxt))
                     else:
                         _skip_branch(nxt, deps, buffers, ready)
     return captured
