@@ -1,7 +1,8 @@
 """How long each lecture notebook takes to run headless, top to bottom, and the whole course.
 
-Each notebook runs once in a fresh kernel (its start-up included, as in `make test`), from
-its own folder. Target (issue 4): the whole course under 3 minutes on this 2-core machine.
+Each notebook runs once in a fresh kernel (its start-up included), executed exactly as the
+notebook tests execute it. Target (issue 4): the whole course under 3 minutes on this
+2-core machine.
 """
 
 import re
@@ -10,28 +11,18 @@ from pathlib import Path
 
 from bench.results import Row, set_target
 from bench.timing import Timing
+from tools.notebooks import execute  # the same headless run as the notebook tests
 
 COURSE = Path(__file__).resolve().parent.parent / "course"
 TARGET_S = 180.0
-CELL_TIMEOUT_S = 600
 ANSI_COLOUR = re.compile(r"\x1b\[[0-9;]*m")  # tracebacks from the kernel come coloured
 
 
-def execute(path: Path) -> tuple[float, str]:
+def timed_execute(path: Path) -> tuple[float, str]:
     """Seconds to run the notebook, and "" or the error that stopped it."""
-    import nbclient
-    import nbformat
-
-    notebook = nbformat.read(path, as_version=4)
-    client = nbclient.NotebookClient(
-        notebook,
-        timeout=CELL_TIMEOUT_S,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(path.parent)}},
-    )
     started = time.perf_counter()
     try:
-        client.execute()
+        execute(path)
         error = ""
     except Exception as failure:  # a broken notebook is reported, the others still run
         last_line = ANSI_COLOUR.sub("", str(failure)).strip().splitlines()[-1]
@@ -45,7 +36,7 @@ def run(course: Path = COURSE) -> list[Row]:
         return [Row("notebooks", "-", "-", note=f"skipped: no notebooks in {course}")]
     rows, total = [], 0.0
     for path in paths:
-        seconds, error = execute(path)
+        seconds, error = timed_execute(path)
         total += seconds
         rows.append(
             Row(
