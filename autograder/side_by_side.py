@@ -134,6 +134,8 @@ class Comparison:
     def __str__(self):
         return self.text()
 
+    __repr__ = __str__  # the text/plain form Jupyter stores next to the HTML
+
     def _repr_html_(self):
         cells = [
             f"<tr><th style='{_TH}'></th><th style='{_TH}'>PyTorch</th>"
@@ -209,6 +211,7 @@ def _snapshot_text(snap):
     flags = " ".join(
         f"{f}={_field(snap.get(k))}"
         for f, k in zip(fields, keys, strict=True)
+        if snap.get(k) is not None or k == "grad_fn"  # grads carry no version
         if not (k == "retains_grad" and snap.get(k) is False)
     )
     return f"{_field(snap.get('repr'))}\n{flags}"

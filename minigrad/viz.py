@@ -183,7 +183,7 @@ class _GraphBuilder:
             if versions:
                 now, then = versions.groups()
                 desc = self._describe(_raw_saved(fn, attr))
-                return f"saved {short}: {desc}v{then}, now v{now}: modified in place!", True
+                return f"saved {short}: {desc}version {then}, now {now}: modified in place!", True
             if "freed" in message:
                 return f"saved {short}: freed by backward()", False
             return f"saved {short}: unreadable ({type(err).__name__})", True
@@ -196,14 +196,14 @@ class _GraphBuilder:
         then = _saved_version(fn, attr, short)
         now = saved._version
         if then is not None and then != now:
-            return f"saved {short}: {desc}v{then}, now v{now}: modified in place!", True
-        return f"saved {short}: {desc}v{now}", False
+            return f"saved {short}: {desc}version {then}, now {now}: modified in place!", True
+        return f"saved {short}: {desc}version {now}", False
 
     def _describe(self, t):
-        """'x ' for a labelled tensor, 'float32[2] ' otherwise, '' when unknown."""
+        """'x, ' for a labelled tensor, 'float32[2], ' otherwise, '' when unknown."""
         if t is None:
             return ""
-        return (self.labels.get(id(t)) or _type_text(t)) + " "
+        return (self.labels.get(id(t)) or _type_text(t)) + ", "
 
     # -- tensors ---------------------------------------------------------------------------
     def _tensor_node(self, t, kind):
@@ -263,7 +263,16 @@ class _GraphBuilder:
             node.alerts = {0}
             saver = self.saved_by.get(id(t))
             if saver is not None:
-                self._edge(node.id, saver, "saved")
+                self._take_none_slot(node.id, saver)
+
+    def _take_none_slot(self, tid, saver):
+        """Join a saved input without grad to the node that saved it. When that node has a
+        single None slot, the input is what the slot stands for: it takes the slot's place."""
+        nones = [e for e in self.edges if e.dst == saver and self.nodes[e.src].kind == "none"]
+        if len(nones) == 1:
+            self.edges.remove(nones[0])
+            del self.nodes[nones[0].src]
+        self._edge(tid, saver, "saved")
 
     def _edge(self, src, dst, kind="flow"):
         edge = Edge(src, dst, kind)

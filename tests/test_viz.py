@@ -107,8 +107,11 @@ def test_output_tensor_hangs_from_its_grad_fn():
 def test_saved_tensors_are_named_with_their_versions():
     x, w, y, z = square_of_dot(torch)
     picture = draw(z, names={"x": x, "w": w, "y": y})
-    assert picture.node("DotBackward0").lines == ["saved self: x v0", "saved tensor: w v0"]
-    assert picture.node("PowBackward0").lines == ["saved self: y v0"]
+    assert picture.node("DotBackward0").lines == [
+        "saved self: x, version 0",
+        "saved tensor: w, version 0",
+    ]
+    assert picture.node("PowBackward0").lines == ["saved self: y, version 0"]
 
 
 def test_in_place_change_of_a_saved_tensor_is_flagged_with_both_versions():
@@ -119,7 +122,7 @@ def test_in_place_change_of_a_saved_tensor_is_flagged_with_both_versions():
     b.add_(1)
     picture = draw(c, names={"b": b})
     pow_node = picture.node("PowBackward0")
-    assert pow_node.lines == ["saved self: b v0, now v2: modified in place!"]
+    assert pow_node.lines == ["saved self: b, version 0, now 2: modified in place!"]
     assert pow_node.alerts == {0}
     with pytest.raises(RuntimeError, match="is at version 2; expected version 0"):
         c.sum().backward()
@@ -170,6 +173,9 @@ def test_a_saved_input_without_grad_is_a_cut_linked_to_its_node():
     assert picture.node("b").kind == "cut"
     (edge,) = [e for e in picture.edges if e.src == picture.node("b").id]
     assert (edge.kind, edge.dst) == ("saved", picture.node("MulBackward0").id)
+    # b is what MulBackward0's None slot stands for: it takes the slot's place
+    assert [n for n, _ in y.grad_fn.next_functions].count(None) == 1
+    assert not [n for n in picture.nodes if n.kind == "none"]
 
 
 def test_plain_tensor_alone_is_not_a_cut():
@@ -278,7 +284,10 @@ def test_minigrad_picture_has_the_same_structure_as_torch():
         pictures.append(draw(z, names={"x": x, "w": w, "y": y, "z": z}))
     assert structure(pictures[1]) == structure(pictures[0])
     for picture in pictures:
-        assert picture.node("DotBackward0").lines == ["saved self: x v0", "saved tensor: w v0"]
+        assert picture.node("DotBackward0").lines == [
+            "saved self: x, version 0",
+            "saved tensor: w, version 0",
+        ]
 
 
 def test_minigrad_stale_saved_tensor_is_flagged():
@@ -288,7 +297,9 @@ def test_minigrad_stale_saved_tensor_is_flagged():
     c = b**2
     b.add_(1)
     picture = draw(c, names={"b": b})
-    assert picture.node("PowBackward0").lines == ["saved self: b v0, now v1: modified in place!"]
+    assert picture.node("PowBackward0").lines == [
+        "saved self: b, version 0, now 1: modified in place!"
+    ]
 
 
 def test_minigrad_cut_and_stack():
