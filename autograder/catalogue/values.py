@@ -112,6 +112,34 @@ def python_scalars_on_either_side(T, record, rng):
 
 
 @scenario(
+    id="values.gradients_sum_over_paths",
+    rules=["N1", "L8"],
+    topic="values",
+    lecture=f"{LECTURE}#broadcasting",
+)
+def gradients_sum_over_paths(T, record, rng):
+    # a tensor used twice gets the sum of both paths' gradients, whatever its shape (0-d included)
+    dev = record.device
+    s, t = scalar(rng), scalar(rng, -2, 2)
+    cases = [
+        ("x * x", lambda x: x * x),
+        ("x * s + x * t", lambda x: x * s + x * t),
+        ("y = x * s; y * y", lambda x: (lambda y: y * y)(x * s)),
+        ("x.exp() * x", lambda x: x.exp() * x),
+        ("(x * x + 1).log()", lambda x: (x * x + 1).log()),
+        ("x / (x * x + 1)", lambda x: x / (x * x + 1)),
+        ("x.abs() ** x", lambda x: x.abs() ** x),
+    ]
+    for shape in [(), (1,), (2, 3)]:
+        for label, f in cases:
+            x = T.tensor(floats(rng, shape, -2, 2), requires_grad=True, device=dev)
+            case = f"{label} for x of shape {list(shape)}"
+            y = record.call(case, lambda f=f, x=x: f(x))
+            record.call(f"backward of {case}", lambda y=y: y.sum().backward())
+            record.grad(f"x.grad of {case}", x)
+
+
+@scenario(
     id="values.matmul_shapes",
     rules=["N1", "L2"],
     topic="values",
