@@ -140,12 +140,14 @@ def _add_suffixes(text: str, suffixes: list[str], indent: int) -> str:
     last_line_len = len(text) - text.rfind("\n") + 1
     pieces = [text]
     for suffix in suffixes:
-        if last_line_len + len(suffix) + 2 > LINEWIDTH:
+        # Lines break where PyTorch's would: measure as if the library were named "torch".
+        measured = len(suffix.replace(f"{LIB}.", "torch."))
+        if last_line_len + measured + 2 > LINEWIDTH:
             pieces.append(",\n" + " " * indent + suffix)
-            last_line_len = indent + len(suffix)
+            last_line_len = indent + measured
         else:
             pieces.append(", " + suffix)
-            last_line_len += len(suffix) + 2
+            last_line_len += measured + 2
     pieces.append(")")
     return "".join(pieces)
 

@@ -168,3 +168,12 @@ def cannot_cast_result(result, out):
 
 
 NON_LEAF_OPTIMIZE = "can't optimize a non-leaf Tensor"
+
+BOOL_NEGATION = (
+    "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert "
+    "a mask, use the `~` or `logical_not()` operator instead."
+)
+BOOL_SUBTRACTION = (
+    "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
+    "invert a mask, use the `~` or `logical_not()` operator instead."
+)

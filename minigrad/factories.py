@@ -65,7 +65,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         if device is None:
             device = src._device
         return _finish(arr, device, dtype or src._dtype, requires_grad)
-    if isinstance(data, np.ndarray):
+    if isinstance(data, (np.ndarray, np.generic)):  # a NumPy scalar keeps its dtype too
         target = dtype or _dtypes.from_numpy_dtype(data.dtype)
         return _finish(np.array(data, dtype=target.np, copy=True), device, target, requires_grad)
     if hasattr(data, "__cuda_array_interface__"):

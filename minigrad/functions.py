@@ -179,7 +179,8 @@ class SigmoidBackward0(Node):
 
 class ReluBackward0(Node):
     def apply(self, g):
-        return (g * (self.unpack()["result"] > 0),)
+        # where(), not a product with the mask: PyTorch writes a true 0, never -0.
+        return (array_module(g).where(self.unpack()["result"] > 0, g, 0),)
 
 
 class AbsBackward0(Node):
@@ -204,14 +205,14 @@ class ClampBackward1(Node):
         self.lo, self.hi = lo, hi
 
     def apply(self, g):
+        xp = array_module(g)
         x = self.unpack()["self"]
-        keep = g.dtype.type(1)
-        mask = keep
+        mask = xp.ones(x.shape, dtype=bool)
         if self.lo is not None:
-            mask = mask * (x >= self.lo)
+            mask &= x >= self.lo
         if self.hi is not None:
-            mask = mask * (x <= self.hi)
-        return (g * mask,)
+            mask &= x <= self.hi
+        return (xp.where(mask, g, 0),)
 
 
 class SoftplusBackward0(Node):
@@ -281,7 +282,7 @@ class MaxBackward1(Node):
         s = self.unpack()
         x, result = s["self"], s["result"]
         mask = x == result
-        return (mask * (g / mask.sum()),)
+        return (array_module(g).where(mask, g / mask.sum(), 0),)
 
 
 class MinBackward1(MaxBackward1):
@@ -366,12 +367,37 @@ class UnsafeViewBackward0(Node):
         xp = array_module(g)
         s = self.unpack()
         a, b = s["self"], s["other"]
+        # 1-D operands act as a row (left) or a column (right), as in matmul itself.
+        a2 = a[None, :] if a.ndim == 1 else a
+        b2 = b[:, None] if b.ndim == 1 else b
+        g2 = g
+        if a.ndim == 1:
+            g2 = xp.expand_dims(g2, -2)
+        if b.ndim == 1:
+            g2 = xp.expand_dims(g2, -1)
         ga = gb = None
         if self.next_functions[0][0] is not None:
-            ga = unbroadcast(g @ xp.swapaxes(b, -1, -2), *self.a_meta)
+            ga = unbroadcast(g2 @ xp.swapaxes(b2, -1, -2), a2.shape).reshape(a.shape)
+            ga = ga.astype(self.a_meta[1], copy=False)
         if self.next_functions[1][0] is not None:
-            gb = unbroadcast(xp.swapaxes(a, -1, -2) @ g, *self.b_meta)
+            gb = unbroadcast(xp.swapaxes(a2, -1, -2) @ g2, b2.shape).reshape(b.shape)
+            gb = gb.astype(self.b_meta[1], copy=False)
         return ga, gb
+
+
+# A 2-D matrix times a batch: PyTorch's result comes from a contiguous copy.
+BatchedCloneBackward0 = type("CloneBackward0", (UnsafeViewBackward0,), {"__module__": __name__})
+
+
+class SqueezeBackward4(Node):
+    """(n,) @ (n, m): PyTorch squeezes the mm result in place (its version becomes 1)."""
+
+    def __init__(self, edges, shape):
+        super().__init__(edges)
+        self.shape = shape
+
+    def apply(self, g):
+        return (g.reshape(self.shape),)
 
 
 # -- copies, dtype and device --------------------------------------------------------------
@@ -421,7 +447,7 @@ class ZeroBackward0(Node):
         return (array_module(g).zeros_like(g),)
 
 
-class FillBackward0(ZeroBackward0):
+class FillBackward2(ZeroBackward0):
     pass
 
 
@@ -464,6 +490,10 @@ class AsStridedBackward0(_ViewOf):
 
 class DiagonalBackward0(_ViewOf):
     pass
+
+
+# Indexing with None inserts a dimension: PyTorch names that view's node UnsqueezeBackward0.
+IndexUnsqueezeBackward0 = type("UnsqueezeBackward0", (_ViewOf,), {"__module__": __name__})
 
 
 class _Reshaping(Node):
@@ -515,12 +545,15 @@ class ExpandBackward0(Node):
 
 
 class IndexBackward0(Node):
-    """Advanced indexing copies; repeated indices add up their gradients."""
+    """Advanced indexing copies; repeated indices add up their gradients.
 
-    def __init__(self, edges, in_shape, index):
+    The index tensors are saved too, so changing one in place fails at backward (I2).
+    """
+
+    def __init__(self, edges, in_shape, index, index_tensors):
         super().__init__(edges)
         self.in_shape = in_shape
-        self.save(indices=index)
+        self.save(indices=index, **{f"indices{i}": t for i, t in enumerate(index_tensors)})
 
     def apply(self, g):
         xp = array_module(g)

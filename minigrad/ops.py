@@ -138,9 +138,15 @@ def add(self, other, *, alpha=1):
     return _binary(F.AddBackward0, self, other, _arr(data, dtype), dtype, device, alpha=alpha)
 
 
+def _refuse_bool_sub(self, other):
+    if self._dtype is _dtypes.bool or (isinstance(other, Tensor) and other._dtype is _dtypes.bool):
+        raise RuntimeError(msg.BOOL_SUBTRACTION)
+
+
 def sub(self, other, *, alpha=1):
     if alpha == 1 and _scalar_fast_path(self, other):
         return _scalar_result(self, self._data - other, F.SubBackward0)
+    _refuse_bool_sub(self, other)
     p = _prepare(self, other)
     if p is NotImplemented:
         return p
@@ -151,6 +157,7 @@ def sub(self, other, *, alpha=1):
 
 def rsub(self, other, *, alpha=1):
     """`other - self` for a Python scalar `other`."""
+    _refuse_bool_sub(self, other)
     p = _prepare(self, other)
     if p is NotImplemented:
         return p
@@ -208,6 +215,8 @@ def reciprocal(self):
 
 
 def neg(self):
+    if self._dtype is _dtypes.bool:
+        raise RuntimeError(msg.BOOL_NEGATION)
     return _unary(F.NegBackward0, self, -self._data)
 
 
@@ -286,7 +295,9 @@ def _unary(node_cls, self, data, *, save_self=False, result=False, **kw):
 
 def exp(self):
     x = _float_input(self, "exp")
-    return _unary(F.ExpBackward0, x, x._xp.exp(x._data), result=True)
+    with np.errstate(over="ignore"):
+        data = x._xp.exp(x._data)
+    return _unary(F.ExpBackward0, x, data, result=True)
 
 
 def log(self):
@@ -338,6 +349,9 @@ def cos(self):
 def clamp(self, min=None, max=None):  # noqa: A002
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    dtype = _dtypes.result_type(self, *(b for b in (min, max) if b is not None))
+    if dtype is not self._dtype:  # an integer tensor clamped to float bounds
+        return clamp(to(self, dtype), min, max)
     data = self._data
     if min is not None:
         data = self._xp.maximum(data, data.dtype.type(min))
@@ -587,12 +601,18 @@ def matmul(self, other):
     if da == 2 and db == 1:
         return mv(self, other)
     if da == 1 and db == 2:
-        return mm(self.unsqueeze(0), other).squeeze(0)
+        out = mm(self.unsqueeze(0), other)
+        out._data = out._data.reshape(out._data.shape[1:])
+        out._version_counter.value += 1  # PyTorch squeezes the mm result in place
+        if out._grad_fn is not None:
+            out._grad_fn = F.SqueezeBackward4((out._edge(),), (1,) + out._data.shape)
+        return out
     _matmul_prepare(self, other, "matmul")
     out = Tensor._make(self._xp.matmul(self._data, other._data), self._device, self._dtype)
     if _needs_grad(self, other) and self._dtype.is_floating_point:
         a_meta, b_meta = _meta(self), _meta(other)
-        node = F.UnsafeViewBackward0((self._edge(), other._edge()), out._data.shape, a_meta, b_meta)
+        node_cls = F.BatchedCloneBackward0 if da == 2 else F.UnsafeViewBackward0
+        node = node_cls((self._edge(), other._edge()), out._data.shape, a_meta, b_meta)
         node.save(self=self, other=other)
         out._grad_fn = node
     return out
@@ -906,16 +926,18 @@ def _is_basic(index):
 
 
 def _normalize_index(index):
+    """The index as NumPy understands it, plus the index tensors it was made of."""
     if not isinstance(index, tuple):
         index = (index,)
-    out = []
+    out, tensors = [], []
     for part in index:
         if isinstance(part, Tensor):
+            tensors.append(part)
             part = part._data
         elif isinstance(part, list):
             part = np.asarray(part)
         out.append(part)
-    return tuple(out)
+    return tuple(out), tensors
 
 
 def _basic_node_class(index):
@@ -925,14 +947,14 @@ def _basic_node_class(index):
         return F.SliceBackward0
     last = meaningful[-1]
     if last is None:
-        return F.UnsqueezeBackward0
+        return F.IndexUnsqueezeBackward0
     if isinstance(last, slice):
         return F.SliceBackward0
     return F.SelectBackward0
 
 
 def getitem(self, index):
-    index = _normalize_index(index)
+    index, index_tensors = _normalize_index(index)
     if _is_basic(index):
         if Ellipsis not in index:
             index = index + (Ellipsis,)  # keeps results arrays (0-d views, not scalars)
@@ -944,12 +966,12 @@ def getitem(self, index):
     data = self._data[index]
     out = Tensor._make(data, self._device, self._dtype)
     if _needs_grad(self):
-        out._grad_fn = F.IndexBackward0((self._edge(),), self._data.shape, index)
+        out._grad_fn = F.IndexBackward0((self._edge(),), self._data.shape, index, index_tensors)
     return out
 
 
 def setitem(self, index, value):
-    index = _normalize_index(index)
+    index, _ = _normalize_index(index)
     if _is_basic(index):
         if Ellipsis not in index:
             index = index + (Ellipsis,)
@@ -1092,7 +1114,7 @@ def fill_(self, value):
         data = old._xp.full_like(old._data, value.item() if isinstance(value, Tensor) else value)
         out = Tensor._make(data, old._device, old._dtype)
         if _needs_grad(old):
-            out._grad_fn = F.FillBackward0((old._edge(),))
+            out._grad_fn = F.FillBackward2((old._edge(),))
         return out
 
     return _inplace(self, op)

@@ -6,6 +6,8 @@ No recursion anywhere, so a chain of a million nodes works. Gradients travel as 
 
 import heapq
 
+import numpy as np
+
 from .. import _messages as msg
 from . import grad_mode
 from .graph import AccumulateGrad
@@ -69,7 +71,9 @@ def run_backward(roots, root_grads, retain_graph, capture=None, owned_roots=()):
     heapq.heapify(ready)
     push, pop = heapq.heappush, heapq.heappop
     captured = {}
-    with grad_mode.no_grad():
+    # Gradients at edge points (log at 0, sqrt at 0) are inf/nan without warnings, as in
+    # PyTorch.
+    with grad_mode.no_grad(), np.errstate(all="ignore"):
         while ready:
             node = pop(ready)[2]
             slots = buffers.pop(node)

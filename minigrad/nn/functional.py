@@ -16,11 +16,17 @@ def softplus(input, beta=1.0, threshold=20.0):  # noqa: A002
 
 
 def linear(input, weight, bias=None):  # noqa: A002
-    """input @ weight.T + bias; on a batch PyTorch records one AddmmBackward0."""
+    """input @ weight.T + bias; on a batch PyTorch records one AddmmBackward0.
+
+    Other shapes are folded to a batch and viewed back, as PyTorch does (ViewBackward0).
+    """
+    if input._data.ndim != 2 and bias is not None:
+        lead = input._data.shape[:-1]
+        flat = ops.reshape(input, -1, input._data.shape[-1])
+        return ops.view(linear(flat, weight, bias), *lead, weight._data.shape[0])
     wt = weight.t()
-    if bias is None or input._data.ndim != 2:
-        out = ops.matmul(input, wt)
-        return out if bias is None else out + bias
+    if bias is None:
+        return ops.matmul(input, wt)
     data = input._data @ wt._data + bias._data
     out = Tensor._make(data, input._device, input._dtype)
     if ops._needs_grad(input, weight, bias):
