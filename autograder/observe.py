@@ -108,17 +108,41 @@ def observe_scenario(engine, sc: Scenario, seed: int, device: str, time_limit=TI
         result["error"] = {"type": "Timeout", "message": f"stopped after {time_limit:g} s"}
     except KeyboardInterrupt:
         raise
+    except AttributeError as exc:
+        missing = _missing_engine_name(engine, exc)
+        result["status"] = "not_implemented" if missing else "error"
+        if missing:
+            result["missing"] = [missing]
+        else:
+            result["error"] = _error(exc, sc, libnames)
     except BaseException as exc:  # noqa: BLE001  (SystemExit from engine code included)
         result["status"] = "error"
-        result["error"] = {
-            "type": type(exc).__name__,
-            "message": normalise_text(_short(exc), libnames),
-            "where": _where(exc, sc),
-        }
+        result["error"] = _error(exc, sc, libnames)
     finally:
         _restore_grad_mode(engine)
     result["seconds"] = round(time.perf_counter() - started, 4)
     return result
+
+
+def _missing_engine_name(engine, exc: AttributeError) -> str | None:
+    """'nn.Parameter' when exc says the engine (or its submodule nn) lacks Parameter."""
+    holders = {id(engine): ""}
+    for sub in ("nn", "nn.functional", "optim", "autograd", "cuda"):
+        obj = engine
+        for part in sub.split("."):
+            obj = getattr(obj, part, None)
+        if obj is not None:
+            holders[id(obj)] = sub + "."
+    prefix = holders.get(id(getattr(exc, "obj", None)))
+    return None if prefix is None or not exc.name else prefix + exc.name
+
+
+def _error(exc: BaseException, sc: Scenario, libnames) -> dict:
+    return {
+        "type": type(exc).__name__,
+        "message": normalise_text(_short(exc), libnames),
+        "where": _where(exc, sc),
+    }
 
 
 def _short(exc: BaseException) -> str:

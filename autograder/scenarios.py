@@ -87,9 +87,12 @@ def engine_names_used(fn) -> tuple[str, ...]:
     """The dotted names `T.a.b` read from the engine parameter (the first one) in fn's source."""
     try:
         tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
-    except (OSError, TypeError):  # no source (defined in a REPL): nothing can be pre-checked
+    except (OSError, TypeError, SyntaxError):  # no source (a REPL): nothing to pre-check
         return ()
-    func = tree.body[0]
+    functions = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.Lambda))]
+    if not functions or not functions[0].args.args:
+        return ()
+    func = functions[0]
     engine_param = func.args.args[0].arg
     names = set()
     for node in ast.walk(func):

@@ -118,6 +118,7 @@ def next_functions(T, record, rng):
     def names(node):
         return [(None if f is None else type(f).__name__, i) for f, i in node.next_functions]
 
+    record.tensor("y = a * b + a", y)
     record.value("(a * b + a).grad_fn.next_functions", names(y.grad_fn))
     record.value("(a * w).grad_fn.next_functions", names(z.grad_fn))
     leaf_node = y.grad_fn.next_functions[1][0]
@@ -347,10 +348,11 @@ _SAVING = {
     "(a * 2).sum()": lambda T, a, w: (a * 2).sum(),
 }
 _NOT_SAVING = {
-    "(a + w).sum()": lambda T, a, w: (a + w).sum(),
+    "a + w": lambda T, a, w: a + w,
+    "a - 1": lambda T, a, w: a - 1,
+    "-a": lambda T, a, w: -a,
     "a.sum()": lambda T, a, w: a.sum(),
     "a.mean()": lambda T, a, w: a.mean(),
-    "(a - 1).sum()": lambda T, a, w: (a - 1).sum(),
 }
 
 
@@ -359,9 +361,10 @@ def _backward_twice(T, record, rng, graphs):
         a = _leaf(T, record, rng)
         w = _leaf(T, record, rng, requires_grad=False)
         y = build(T, a, w)
-        record.call(f"{name}: first backward", lambda y=y: y.backward())
+        go = None if y.dim() == 0 else T.tensor(floats(rng, 3), device=record.device)
+        record.call(f"{name}: first backward", lambda y=y, go=go: y.backward(go))
         record.grad(f"{name}: a.grad after first", a)
-        record.call(f"{name}: second backward", lambda y=y: y.backward())
+        record.call(f"{name}: second backward", lambda y=y, go=go: y.backward(go))
         record.grad(f"{name}: a.grad after second", a)
 
 
