@@ -45,12 +45,24 @@ REDUCE = {  # f(T, a, dim), keepdim so the result still broadcasts with the othe
     "mean_dim": lambda T, a, d: a.mean(dim=d, keepdim=True),
     "sum_dim_function": lambda T, a, d: T.sum(a, d, keepdim=True),
 }
+
+
+def _rowdot(T, a, b):
+    """Batched matmul: the dot product of a and b along the last axis, kept as a size-1 axis."""
+    shape = tuple(np.broadcast_shapes(tuple(a.shape), tuple(b.shape)))
+    if not shape:
+        return a * b
+    a, b = a.expand(*shape), b.expand(*shape)
+    return (a.unsqueeze(-2) @ b.unsqueeze(-1)).squeeze(-1)
+
+
 BINARY = {
     "add": lambda T, a, b: a + b,
     "sub": lambda T, a, b: a - b,
     "mul": lambda T, a, b: a * b,
     "div": lambda T, a, b: a / (b * b + 0.5),
     "pow": lambda T, a, b: (a * a + 0.5) ** b.tanh(),
+    "rowdot": _rowdot,
 }
 
 
@@ -90,8 +102,10 @@ def programs(draw):
             shapes.append(tuple(shape))
         elif kind == "binary":
             j = draw(st.integers(0, len(shapes) - 1))
-            steps.append(("binary", draw(st.sampled_from(sorted(BINARY))), (i, j), None))
-            shapes.append(np.broadcast_shapes(shapes[i], shapes[j]))
+            name = draw(st.sampled_from(sorted(BINARY)))
+            shape = np.broadcast_shapes(shapes[i], shapes[j])
+            steps.append(("binary", name, (i, j), None))
+            shapes.append(shape[:-1] + (1,) if name == "rowdot" and shape else shape)
         else:
             name = draw(st.sampled_from(sorted(UNARY)))
             steps.append(("unary", name, (i,), None))
