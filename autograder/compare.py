@@ -146,6 +146,7 @@ def _diff_snapshots(r: dict, e: dict, device: str, path: str) -> list[tuple[str,
     same_layout = r.get("shape") == e.get("shape") and r.get("dtype") == e.get("dtype")
     if same_layout and not values_close(r["values"], e.get("values"), r["dtype"], device):
         out.append((f"{path}values", _text(r["values"]), _text(e.get("values"))))
+        same_layout = False  # the repr differs too: saying so again would be noise
     for field in SNAPSHOT_FIELDS_AFTER:
         if r.get(field) != e.get(field):
             out.append((f"{path}{field}", _text(r.get(field)), _text(e.get(field))))
