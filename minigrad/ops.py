@@ -70,9 +70,25 @@ def _as_operand(x, dtype, device):
     return x
 
 
+def _check_broadcast(a, b):
+    """PyTorch's error for shapes that do not broadcast (NumPy's text differs)."""
+    sa, sb = a._data.shape, b._data.shape
+    n = builtins.max(len(sa), len(sb))
+    for i in range(n - 1, -1, -1):
+        da = sa[i - n + len(sa)] if i - n + len(sa) >= 0 else 1
+        db = sb[i - n + len(sb)] if i - n + len(sb) >= 0 else 1
+        if da != db and da != 1 and db != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({da}) must match the size of tensor b ({db}) at "
+                f"non-singleton dimension {i}"
+            )
+
+
 def _prepare(a, b):
     """Result dtype, device and operand arrays of a binary elementwise op."""
     if isinstance(b, Tensor):
+        if a._data.shape != b._data.shape:
+            _check_broadcast(a, b)
         device = _check_devices(a, b)
         dtype = a._dtype if a._dtype is b._dtype else _dtypes.result_type(a, b)
     elif isinstance(b, _SCALARS):

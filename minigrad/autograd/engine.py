@@ -99,6 +99,8 @@ def run_backward(roots, root_grads, retain_graph, capture=None, owned_roots=()):
                 if nxt is None:
                     continue
                 if g is not None:
+                    if g.__class__ is not np.ndarray and isinstance(g, np.generic):
+                        g = np.asarray(g)  # NumPy turns 0-d results into immutable scalars
                     slots = buffers.get(nxt)
                     if slots is None:
                         slots = buffers[nxt] = [None] * nxt.n_outputs
