@@ -1,0 +1,60 @@
+"""The catalogue observes every grad_fn name the course subset can produce (SPEC.md N1, L2).
+
+The list is shared/reference/torch-2.13-observed.txt's section 6 restricted to the subset, plus
+the in-place and indexing nodes of its section 3 (CopySlices, AsStridedBackward0, ...) and the
+few the subset reaches that the reference does not list (`fill_`, `softplus`, `(n,) @ (n, m)`).
+A name missing here means no scenario checks that engines name that node as PyTorch does.
+"""
+
+import torch
+
+from autograder import observe
+from autograder.scenarios import select
+
+SUBSET_GRAD_FNS = {
+    # arithmetic, with Python scalars on either side
+    "AddBackward0", "SubBackward0", "RsubBackward1", "MulBackward0", "DivBackward0",
+    "NegBackward0", "PowBackward0", "PowBackward1", "PowBackward2",
+    # elementwise functions
+    "ExpBackward0", "LogBackward0", "SqrtBackward0", "AbsBackward0", "TanhBackward0",
+    "SigmoidBackward0", "ReluBackward0", "ClampBackward1", "WhereBackward0",
+    # reductions
+    "SumBackward0", "SumBackward1", "MeanBackward0", "MeanBackward1",
+    "MaxBackward0", "MaxBackward1", "MinBackward0", "MinBackward1",
+    # matrix products
+    "MmBackward0", "MvBackward0", "DotBackward0", "UnsafeViewBackward0", "SqueezeBackward4",
+    # nn
+    "AddmmBackward0", "MseLossBackward0", "NllLossBackward0", "SoftplusBackward0",
+    # views, copies, rebuilding
+    "ViewBackward0", "SelectBackward0", "SliceBackward0", "IndexBackward0", "TBackward0",
+    "PermuteBackward0", "TransposeBackward0", "UnsqueezeBackward0", "SqueezeBackward0",
+    "SqueezeBackward1", "ExpandBackward0", "CloneBackward0", "ToCopyBackward0",
+    "StackBackward0", "CatBackward0",
+    # in-place
+    "ZeroBackward0", "FillBackward2", "CopyBackwards", "CopySlices", "AsStridedBackward0",
+    "IndexPutBackward0",
+}  # fmt: skip
+
+
+def _grad_fn_names(x, found):
+    if isinstance(x, dict):
+        if isinstance(x.get("grad_fn"), str):
+            found.add(x["grad_fn"])
+        for v in x.values():
+            _grad_fn_names(v, found)
+    elif isinstance(x, list):
+        for v in x:
+            _grad_fn_names(v, found)
+    return found
+
+
+def test_catalogue_observes_every_grad_fn_of_the_subset():
+    # the topics that exercise operations; basics/leaf/numpy add no node of their own
+    topics = ["values", "inplace", "rebuild", "devices"]
+    ids = [sc.id for sc in select(topics=topics, device="cpu") if not sc.fresh_process]
+    observed = observe(torch, ids, seed=1)["scenarios"]
+    found = set()
+    for result in observed.values():
+        _grad_fn_names(result["observations"], found)
+    missing = sorted(SUBSET_GRAD_FNS - found)
+    assert missing == [], f"grad_fn names no scenario observes: {missing}"
