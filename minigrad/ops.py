@@ -533,14 +533,14 @@ def _argmin_keep(a, axis, keepdims):
 def argmax(self, dim=None, keepdim=False):
     data = self._data
     if dim is None:
-        return Tensor._make(np.asarray(data.argmax(), dtype=np.int64), self._device)
+        return Tensor._make(self._xp.asarray(data.argmax(), dtype=np.int64), self._device)
     return Tensor._make(data.argmax(axis=dim, keepdims=keepdim).astype(np.int64), self._device)
 
 
 def argmin(self, dim=None, keepdim=False):
     data = self._data
     if dim is None:
-        return Tensor._make(np.asarray(data.argmin(), dtype=np.int64), self._device)
+        return Tensor._make(self._xp.asarray(data.argmin(), dtype=np.int64), self._device)
     return Tensor._make(data.argmin(axis=dim, keepdims=keepdim).astype(np.int64), self._device)
 
 
