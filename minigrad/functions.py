@@ -177,10 +177,17 @@ class SigmoidBackward0(Node):
         return (g * r * (1 - r),)
 
 
+def masked(g, keep):
+    """`g` where `keep`, else 0: PyTorch writes a true 0 (never -0.0), so add +0.0 after the
+    product (-0.0 + 0.0 == +0.0). Several times faster than NumPy's where() with a scalar."""
+    out = g * keep
+    out += 0.0
+    return out
+
+
 class ReluBackward0(Node):
     def apply(self, g):
-        # where(), not a product with the mask: PyTorch writes a true 0, never -0.
-        return (array_module(g).where(self.unpack()["result"] > 0, g, 0),)
+        return (masked(g, self.unpack()["result"] > 0),)
 
 
 class AbsBackward0(Node):
@@ -212,7 +219,7 @@ class ClampBackward1(Node):
             mask &= x >= self.lo
         if self.hi is not None:
             mask &= x <= self.hi
-        return (xp.where(mask, g, 0),)
+        return (masked(g, mask),)
 
 
 class SoftplusBackward0(Node):
@@ -282,7 +289,7 @@ class MaxBackward1(Node):
         s = self.unpack()
         x, result = s["self"], s["result"]
         mask = x == result
-        return (array_module(g).where(mask, g / mask.sum(), 0),)
+        return (masked(g / mask.sum(), mask),)
 
 
 class MinBackward1(MaxBackward1):

@@ -1070,6 +1070,11 @@ def _inplace(self, op, others=()):
 
 
 def _write(self, data):
+    if data.shape != self._data.shape:
+        raise RuntimeError(
+            f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
+            f"{list(data.shape)}"
+        )
     if data.dtype != self._data.dtype:
         src, dst = _dtypes._BY_NP[data.dtype], self._dtype
         if _dtypes.category(src) > _dtypes.category(dst):
@@ -1081,22 +1086,44 @@ def _write(self, data):
     self._version_counter.value += 1
 
 
-def _inplace_binary(fn):
+def _inplace_binary(fn, ufunc_name=None):
     def method(self, other, **kw):
+        if ufunc_name and not kw and _write_directly(self, other, ufunc_name):
+            return self
         return _inplace(self, lambda old: fn(old, other, **kw), others=(_tensor_or_none(other),))
 
     method.__name__ = fn.__name__ + "_"
     return method
 
 
+def _write_directly(self, other, ufunc_name):
+    """The untracked case (an optimizer step under no_grad): compute into self's memory
+    with no temporary, as `p -= lr * g` does in NumPy. False when it does not apply."""
+    if not self._dtype.is_floating_point:
+        return False
+    if grad_mode._enabled and (
+        self.requires_grad or (isinstance(other, Tensor) and other.requires_grad)
+    ):
+        return False
+    p = _prepare(self, other)
+    if p is NotImplemented or p[0] is not self._dtype:
+        return False
+    b = p[3]
+    if getattr(b, "ndim", 0) and np.broadcast_shapes(self._data.shape, b.shape) != self._data.shape:
+        return False
+    getattr(self._xp, ufunc_name)(self._data, b, out=self._data)
+    self._version_counter.value += 1
+    return True
+
+
 def _tensor_or_none(x):
     return x if isinstance(x, Tensor) else None
 
 
-add_ = _inplace_binary(add)
-sub_ = _inplace_binary(sub)
-mul_ = _inplace_binary(mul)
-div_ = _inplace_binary(div)
+add_ = _inplace_binary(add, "add")
+sub_ = _inplace_binary(sub, "subtract")
+mul_ = _inplace_binary(mul, "multiply")
+div_ = _inplace_binary(div, "divide")
 pow_ = _inplace_binary(pow)
 
 
