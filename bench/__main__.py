@@ -5,6 +5,7 @@ from bench.threads import set_env_defaults
 set_env_defaults()  # before anything loads NumPy's or torch's BLAS
 
 import argparse  # noqa: E402
+import os  # noqa: E402
 import platform  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
@@ -48,9 +49,21 @@ def main(argv: list[str]) -> int:
 
     thread_settings = threads.limit()
     minigrad = load_minigrad()
+    load_before = os.getloadavg()[0]
     rows, failed = run_all(names, minigrad)
+    # Other work on a shared machine slows every engine: the load says how far to trust ratios.
+    load = {
+        "cores": os.cpu_count(),
+        "load_1min_before": load_before,
+        "load_1min_after": os.getloadavg()[0],
+    }
     print(format_table(rows))
-    print(f"\nwritten: {write_json(rows, context(thread_settings, minigrad.reason))}")
+    print(
+        f"\n{load['cores']} cores; 1-minute load average {load_before:.1f} before, "
+        f"{load['load_1min_after']:.1f} after (this run adds about 1)"
+    )
+    path = write_json(rows, {**context(thread_settings, minigrad.reason), "load": load})
+    print(f"written: {path}")
     return 1 if failed else 0
 
 

@@ -22,24 +22,24 @@ def time_engines(
 
     `prepares` maps an engine name to its prepare function (see timing.measure) or to the
     reason it cannot run. `snapshot` turns a job's result into named NumPy arrays; each is
-    compared with `reference`, or with the first engine's snapshot when none is given,
-    and a Mismatch stops the benchmark.
+    compared with `reference`, or with the first engine's snapshot when none is given
+    (the first engine runs first in every round), and a Mismatch stops the benchmark.
     """
-    rows = []
-    for engine, prepare in prepares.items():
-        if isinstance(prepare, str):
-            rows.append(Row(benchmark, case, engine, note=prepare))
-            continue
 
-        def check(result, engine=engine):
-            nonlocal reference
-            observed = snapshot(result)
-            if reference is None:
-                reference = observed
-                return
-            for name, expected in reference.items():
-                assert_close(f"{benchmark} {case} {engine} {name}", expected, observed[name], rtol)
+    def check(engine, result):
+        nonlocal reference
+        observed = snapshot(result)
+        if reference is None:
+            reference = observed
+            return
+        for name, expected in reference.items():
+            assert_close(f"{benchmark} {case} {engine} {name}", expected, observed[name], rtol)
 
-        rows.append(Row(benchmark, case, engine, measure(prepare, check, **measure_options)))
+    runnable = {engine: prepare for engine, prepare in prepares.items() if callable(prepare)}
+    timings = measure(runnable, check, **measure_options)
+    rows = [
+        Row(benchmark, case, engine, timings.get(engine), note="" if callable(why) else why)
+        for engine, why in prepares.items()
+    ]
     add_ratios(rows)
     return rows

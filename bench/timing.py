@@ -20,44 +20,52 @@ class Timing:
         return statistics.median(self.times_s)
 
 
+Prepare = Callable[[], Callable[[], object]]
+
+
 def measure(
-    prepare: Callable[[], Callable[[], object]],
-    check: Callable[[object], None],
+    prepares: dict[str, Prepare],
+    check: Callable[[str, object], None],
     *,
     min_runs: int = 3,
     max_runs: int = 30,
     budget_s: float = 1.0,
     warmup: bool = True,
-) -> Timing:
-    """Times `prepare()()` repeatedly; only the returned job is on the clock.
+) -> dict[str, Timing]:
+    """Times `prepares[name]()()` for every name; only the returned job is on the clock.
 
-    `check` sees the first result (the warm-up's, or the first timed run's when a warm-up
-    would cost too much) and raises if it is wrong, so a wrong engine cannot look fast.
-    Runs continue past `min_runs` until `budget_s` of wall time or `max_runs`. The garbage
-    collector stays on (an engine's cycles are part of its cost), but everything alive before
-    a run is frozen out of its reach: otherwise the 10^5 objects of an imported torch would
-    be rescanned inside every engine's timed runs.
+    The engines take turns, one run each per round, so a change in the load of this shared
+    machine hits them all alike instead of skewing their ratios. `check(name, result)` sees
+    each engine's first result (the warm-up's, or the first timed run's when a warm-up would
+    cost too much) and raises if it is wrong, so a wrong engine cannot look fast. Rounds
+    continue past `min_runs` until `budget_s` per engine of wall time or `max_runs`. The
+    garbage collector stays on (an engine's cycles are part of its cost), but everything
+    alive before a run is frozen out of its reach: otherwise the 10^5 objects of an imported
+    torch would be rescanned inside every engine's timed runs.
     """
-    unchecked = True
+    unchecked = set(prepares)
     if warmup:
-        check(prepare()())
-        unchecked = False
-    times: list[float] = []
-    started = time.perf_counter()
+        for name, prepare in prepares.items():
+            check(name, prepare()())
+        unchecked.clear()
+    times: dict[str, list[float]] = {name: [] for name in prepares}
+    started, rounds = time.perf_counter(), 0
     try:
-        while len(times) < min_runs or (
-            len(times) < max_runs and time.perf_counter() - started < budget_s
+        while rounds < min_runs or (
+            rounds < max_runs and time.perf_counter() - started < budget_s * len(prepares)
         ):
-            job = prepare()
-            gc.collect()
-            gc.freeze()
-            t0 = time.perf_counter()
-            result = job()
-            times.append(time.perf_counter() - t0)
-            if unchecked:
-                check(result)
-                unchecked = False
-            del job, result
+            for name, prepare in prepares.items():
+                job = prepare()
+                gc.collect()
+                gc.freeze()
+                t0 = time.perf_counter()
+                result = job()
+                times[name].append(time.perf_counter() - t0)
+                if name in unchecked:
+                    check(name, result)
+                    unchecked.discard(name)
+                del job, result
+            rounds += 1
     finally:
         gc.unfreeze()
-    return Timing(times)
+    return {name: Timing(runs) for name, runs in times.items()}

@@ -42,20 +42,32 @@ def corrupt_result(monkeypatch, module, name, spoil):
 # --- timing and verification primitives -----------------------------------------------------
 
 
-def test_measure_checks_the_first_result_once_and_runs_at_least_min_runs():
-    results, checked = iter(range(100)), []
-    timing = measure(lambda: lambda: next(results), checked.append, min_runs=4, budget_s=0)
-    assert checked == [0]  # the warm-up's result
-    assert len(timing.times_s) == 4
-    assert timing.best_s <= timing.median_s
+def test_measure_takes_turns_and_checks_each_engines_first_result_once():
+    order, checked = [], []
+
+    def prepare(name):
+        results = iter(range(100))
+        return lambda: lambda: order.append(name) or (name, next(results))
+
+    prepares = {"a": prepare("a"), "b": prepare("b")}
+    check = lambda name, result: checked.append(result)
+    timings = measure(prepares, check, min_runs=3, budget_s=0)
+    assert checked == [("a", 0), ("b", 0)]  # the warm-up results
+    assert order == ["a", "b"] * 4  # warm-up, then three rounds taking turns
+    assert [len(t.times_s) for t in timings.values()] == [3, 3]
+    assert timings["a"].best_s <= timings["a"].median_s
 
 
 def test_measure_without_warm_up_checks_the_first_timed_run():
     results, checked = iter(range(100)), []
-    timing = measure(
-        lambda: lambda: next(results), checked.append, min_runs=2, budget_s=0, warmup=False
+    timings = measure(
+        {"a": lambda: lambda: next(results)},
+        lambda name, result: checked.append(result),
+        min_runs=2,
+        budget_s=0,
+        warmup=False,
     )
-    assert checked == [0] and len(timing.times_s) == 2
+    assert checked == [0] and len(timings["a"].times_s) == 2
 
 
 def test_assert_close_accepts_rounding_and_refuses_a_wrong_value_dtype_shape_or_none():
