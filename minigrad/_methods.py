@@ -32,7 +32,6 @@ _METHODS = {
     "__rpow__": ops.rpow,
     "__neg__": ops.neg,
     "__matmul__": ops.matmul,
-    "__rmatmul__": ops.rmatmul,
     # in-place
     "add_": ops.add_,
     "sub_": ops.sub_,

@@ -1,5 +1,7 @@
 """`minigrad.Size`: a tuple that prints like `torch.Size`."""
 
+import math
+
 from ._messages import LIB
 
 
@@ -10,10 +12,7 @@ class Size(tuple):
     __str__ = __repr__
 
     def numel(self):
-        n = 1
-        for d in self:
-            n *= d
-        return n
+        return math.prod(self)
 
 
 def normalize_size(args):

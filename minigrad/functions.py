@@ -5,6 +5,8 @@ Each `apply` takes the gradient of the node's output(s) and returns one gradient
 array module of the arrays involved, so no node knows whether it runs on NumPy or CuPy.
 """
 
+import math
+
 import numpy as np
 
 from .autograd.graph import Node
@@ -265,21 +267,14 @@ class SumBackward1(Node):
 
 class MeanBackward0(SumBackward0):
     def apply(self, g):
-        n = max(1, _prod(self.shape))
+        n = max(1, math.prod(self.shape))
         return (array_module(g).broadcast_to(g / n, self.shape),)
 
 
 class MeanBackward1(SumBackward1):
     def apply(self, g):
-        n = _prod([self.shape[d] for d in self.dims])
+        n = math.prod([self.shape[d] for d in self.dims])
         return (self._expand(g / n),)
-
-
-def _prod(xs):
-    out = 1
-    for x in xs:
-        out *= x
-    return out
 
 
 class MaxBackward1(Node):

@@ -290,12 +290,6 @@ def _arr(data, dtype):
 # -- unary ---------------------------------------------------------------------------------
 
 
-def _float_input(self, name):
-    if not self._dtype.is_floating_point:
-        return self.float()
-    return self
-
-
 def _unary(node_cls, self, data, *, save_self=False, result=False, **kw):
     data = _arr(data, _dtypes._BY_NP.get(getattr(data, "dtype", None), self._dtype))
     out = Tensor._make(data, self._device)
@@ -309,38 +303,29 @@ def _unary(node_cls, self, data, *, save_self=False, result=False, **kw):
     return out
 
 
-def exp(self):
-    x = _float_input(self, "exp")
-    with np.errstate(over="ignore"):
-        data = x._xp.exp(x._data)
-    return _unary(F.ExpBackward0, x, data, result=True)
+def _float_unary(kernel, node_cls, **saves):
+    """An elementwise function computed in floating point (integers are promoted first)."""
+
+    def op(self):
+        x = self if self._dtype.is_floating_point else to(self, _dtypes.float32)
+        with np.errstate(all="ignore"):  # inf/nan at edge points, silently, as in PyTorch
+            data = kernel(x._xp, x._data)
+        return _unary(node_cls, x, data, **saves)
+
+    return op
 
 
-def log(self):
-    x = _float_input(self, "log")
-    with np.errstate(divide="ignore", invalid="ignore"):
-        data = x._xp.log(x._data)
-    return _unary(F.LogBackward0, x, data, save_self=True)
+def _sigmoid_kernel(xp, d):
+    return (1 / (1 + xp.exp(-d))).astype(d.dtype, copy=False)
 
 
-def sqrt(self):
-    x = _float_input(self, "sqrt")
-    with np.errstate(invalid="ignore"):
-        data = x._xp.sqrt(x._data)
-    return _unary(F.SqrtBackward0, x, data, result=True)
-
-
-def tanh(self):
-    x = _float_input(self, "tanh")
-    return _unary(F.TanhBackward0, x, x._xp.tanh(x._data), result=True)
-
-
-def sigmoid(self):
-    x = _float_input(self, "sigmoid")
-    d = x._data
-    with np.errstate(over="ignore"):
-        data = (1 / (1 + x._xp.exp(-d))).astype(d.dtype, copy=False)
-    return _unary(F.SigmoidBackward0, x, data, result=True)
+exp = _float_unary(lambda xp, d: xp.exp(d), F.ExpBackward0, result=True)
+log = _float_unary(lambda xp, d: xp.log(d), F.LogBackward0, save_self=True)
+sqrt = _float_unary(lambda xp, d: xp.sqrt(d), F.SqrtBackward0, result=True)
+tanh = _float_unary(lambda xp, d: xp.tanh(d), F.TanhBackward0, result=True)
+sigmoid = _float_unary(_sigmoid_kernel, F.SigmoidBackward0, result=True)
+sin = _float_unary(lambda xp, d: xp.sin(d), F.SinBackward0, save_self=True)
+cos = _float_unary(lambda xp, d: xp.cos(d), F.CosBackward0, save_self=True)
 
 
 def relu(self):
@@ -350,16 +335,6 @@ def relu(self):
 
 def abs(self):  # noqa: A001
     return _unary(F.AbsBackward0, self, self._xp.abs(self._data), save_self=True)
-
-
-def sin(self):
-    x = _float_input(self, "sin")
-    return _unary(F.SinBackward0, x, x._xp.sin(x._data), save_self=True)
-
-
-def cos(self):
-    x = _float_input(self, "cos")
-    return _unary(F.CosBackward0, x, x._xp.cos(x._data), save_self=True)
 
 
 def clamp(self, min=None, max=None):  # noqa: A002
@@ -547,7 +522,7 @@ def argmin(self, dim=None, keepdim=False):
 # -- linear algebra ------------------------------------------------------------------------
 
 
-def _matmul_prepare(self, other, op):
+def _matmul_prepare(self, other):
     if self._device != other._device:
         raise RuntimeError(msg.mm_devices_differ(self._device, other._device))
     if self._dtype is not other._dtype:
@@ -558,7 +533,7 @@ def _matmul_prepare(self, other, op):
 
 
 def mm(self, mat2):
-    _matmul_prepare(self, mat2, "mm")
+    _matmul_prepare(self, mat2)
     if self._data.ndim != 2:
         raise RuntimeError("self must be a matrix")
     if mat2._data.ndim != 2:
@@ -583,7 +558,7 @@ def mm(self, mat2):
 
 
 def dot(self, other):
-    _matmul_prepare(self, other, "dot")
+    _matmul_prepare(self, other)
     if self._data.ndim != 1 or other._data.ndim != 1:
         raise RuntimeError(
             f"1D tensors expected, but got {self._data.ndim}D and {other._data.ndim}D tensors"
@@ -597,7 +572,7 @@ def dot(self, other):
 
 
 def mv(self, vec):
-    _matmul_prepare(self, vec, "mv")
+    _matmul_prepare(self, vec)
     out = Tensor._make(self._data @ vec._data, self._device, self._dtype)
     if _needs_grad(self, vec) and self._dtype.is_floating_point:
         node = F.MvBackward0((self._edge(), vec._edge()))
@@ -623,7 +598,7 @@ def matmul(self, other):
         if out._grad_fn is not None:
             out._grad_fn = F.SqueezeBackward4((out._edge(),), (1,) + out._data.shape)
         return out
-    _matmul_prepare(self, other, "matmul")
+    _matmul_prepare(self, other)
     out = Tensor._make(self._xp.matmul(self._data, other._data), self._device, self._dtype)
     if _needs_grad(self, other) and self._dtype.is_floating_point:
         a_meta, b_meta = _meta(self), _meta(other)
@@ -632,10 +607,6 @@ def matmul(self, other):
         node.save(self=self, other=other)
         out._grad_fn = node
     return out
-
-
-def rmatmul(self, other):
-    return NotImplemented
 
 
 # -- copies, dtype and device --------------------------------------------------------------
