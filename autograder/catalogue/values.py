@@ -124,6 +124,8 @@ def gradients_sum_over_paths(T, record, rng):
     cases = [
         ("x * x", lambda x: x * x),
         ("x * s + x * t", lambda x: x * s + x * t),
+        ("x + (x + x)", lambda x: x + (x + x)),
+        ("(x + x) + (x - x * s)", lambda x: (x + x) + (x - x * s)),
         ("y = x * s; y * y", lambda x: (lambda y: y * y)(x * s)),
         ("x.exp() * x", lambda x: x.exp() * x),
         ("(x * x + 1).log()", lambda x: (x * x + 1).log()),
