@@ -171,7 +171,9 @@ def test_minigrad_matches_pytorch(program):
 @settings(max_examples=25, deadline=None)
 @given(program=programs())
 def test_gradients_match_finite_differences(engine, program):
-    _, _, grads = values_and_grads(engine, program)
+    out, _, grads = values_and_grads(engine, program)
+    # rounding in the loss, divided by the step, grows with the size of the loss's terms
+    atol = 1e-6 + 1e-8 * np.abs(out * program.weights).sum()
     for g, fd in zip(grads, finite_difference_grads(engine, program), strict=True):
         g = np.zeros_like(fd) if g is None else g
-        np.testing.assert_allclose(g, fd, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(g, fd, rtol=1e-5, atol=atol)
