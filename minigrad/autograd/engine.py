@@ -44,7 +44,10 @@ def _add_into(slot, g):
         old += g
         slot[2] += 1
     else:
-        slot[0], slot[1], slot[2] = old + g, True, 0
+        total = old + g
+        if isinstance(total, np.generic):  # keep 0-d sums arrays, so later adds stay in place
+            total = np.asarray(total)
+        slot[0], slot[1], slot[2] = total, True, 0
 
 
 def run_backward(roots, root_grads, retain_graph, capture=None, owned_roots=()):
