@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import importlib.machinery
 import json
 import os
 import signal
@@ -205,10 +206,16 @@ def _time_limit(seconds: float):
 
 
 def _importable_name(engine) -> str | None:
+    """The engine's module name if a fresh interpreter can import it from sys.path (torch,
+    minigrad); None for engines built in this process (a notebook's, a patched copy)."""
     name = getattr(engine, "__name__", None)
-    if name and name != "__main__" and sys.modules.get(name) is engine:
-        return name
-    return None
+    if not name or name == "__main__" or sys.modules.get(name) is not engine:
+        return None
+    top = name.split(".")[0]
+    search = [str(Path(__file__).resolve().parent.parent), *sys.path[1:]]  # the child's path
+    if importlib.machinery.PathFinder.find_spec(top, search) is None:
+        return None
+    return name
 
 
 # One fresh-process server per engine name, kept for this interpreter's lifetime: it imports

@@ -15,6 +15,8 @@ from autograder import compare, observe
 from autograder.rules import RULES
 from autograder.scenarios import select
 
+pytestmark = pytest.mark.xdist_group("parity")  # one worker observes the catalogue once
+
 SEED = int(os.environ.get("PARITY_SEED", "1729"))
 REPO = Path(__file__).resolve().parent.parent
 SPEC_CANDIDATES = (Path("/work/shared/SPEC.md"), REPO.parent / "shared" / "SPEC.md")

@@ -1,0 +1,444 @@
+"""Planted bugs: minigrad with exactly one mistake students typically make.
+
+Each engine is a fresh copy of the minigrad package, loaded under its own module name, with one
+thing patched, so a patch never leaks into the real minigrad or into another planted engine.
+`BUGS` maps a bug's name to (the SPEC.md rule it breaks, what goes wrong, the patch).
+"""
+
+import importlib.util
+import itertools
+import sys
+from pathlib import Path
+
+import numpy as np
+
+MINIGRAD_DIR = Path(__file__).resolve().parent.parent / "minigrad"
+_copies = itertools.count()
+
+
+def fresh_minigrad(tag: str = "copy"):
+    """A new, independent minigrad package object (its own Tensor class, state and nodes)."""
+    name = f"minigrad_planted_{tag}_{next(_copies)}"
+    spec = importlib.util.spec_from_file_location(
+        name, MINIGRAD_DIR / "__init__.py", submodule_search_locations=[str(MINIGRAD_DIR)]
+    )
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # relative imports inside the copy resolve through this name
+    spec.loader.exec_module(module)
+    return module
+
+
+def _sub(m, dotted):
+    return sys.modules[f"{m.__name__}.{dotted}"]
+
+
+def _wrap(owner, attr, make):
+    """Replace owner.attr by make(original)."""
+    original = getattr(owner, attr)
+    setattr(owner, attr, make(original))
+
+
+# -- the bugs --------------------------------------------------------------------------------
+
+
+def grad_into_nonleaves(m):
+    """Every result of an operation gets its gradient written, like a leaf's, without warning."""
+    Tensor = m.Tensor
+    slot = Tensor.__dict__["_grad_fn"]
+
+    def set_grad_fn(t, fn):
+        slot.__set__(t, fn)
+        if fn is not None:
+            fn._retained = (fn._retained or []) + [(0, t)]
+
+    Tensor._grad_fn = property(slot.__get__, set_grad_fn)
+    Tensor.grad = property(lambda t: t._grad, Tensor.grad.fset)
+
+
+def grads_overwritten(m):
+    """backward() replaces .grad instead of adding to it."""
+
+    def make(original):
+        def accumulate(self, g, version=None, retained=False):
+            self._grad = None
+            return original(self, g, version, retained)
+
+        return accumulate
+
+    _wrap(m.Tensor, "_accumulate", make)
+
+
+def no_version_check(m):
+    """Saved tensors are used at backward whatever happened to them since."""
+    graph = _sub(m, "autograd.graph")
+
+    def make(original):
+        def unpack(self):
+            for saved in (self._saved or {}).values():
+                if isinstance(saved, graph.Saved):
+                    saved.version = saved.counter.value
+            return original(self)
+
+        return unpack
+
+    _wrap(graph.Node, "unpack", make)
+
+
+def version_not_shared_with_views(m):
+    """A view counts its own in-place changes, apart from its base."""
+    ops = _sub(m, "ops")
+    counter_type = type(m.tensor([0.0])._version_counter)
+
+    def make(original):
+        def view(self, *args, **kwargs):
+            out = original(self, *args, **kwargs)
+            out._version_counter = counter_type()
+            out._version_counter.value = self._version_counter.value
+            out._view_version = out._version_counter.value
+            return out
+
+        return view
+
+    _wrap(ops, "_view", make)
+
+
+def version_not_shared_with_detach(m):
+    """detach() shares memory but starts its own version counter."""
+
+    def make(original):
+        def detach(self):
+            out = original(self)
+            out._version_counter = type(self._version_counter)()
+            return out
+
+        return detach
+
+    _wrap(m.Tensor, "detach", make)
+
+
+def detach_copies(m):
+    """detach() copies the values instead of aliasing them."""
+
+    def make(original):
+        def detach(self):
+            out = original(self)
+            out._data = self._data.copy()
+            return out
+
+        return detach
+
+    _wrap(m.Tensor, "detach", make)
+
+
+def tensor_keeps_graph(m):
+    """tensor([t0, t1, ...]) of tensors stacks them, keeping the graph."""
+
+    def make(original):
+        def tensor(data, **kwargs):
+            if (
+                isinstance(data, (list, tuple))
+                and data
+                and all(isinstance(x, m.Tensor) and x.dim() == 0 for x in data)
+            ):
+                return m.stack(list(data))
+            return original(data, **kwargs)
+
+        return tensor
+
+    _wrap(m, "tensor", make)
+
+
+def stack_cuts_graph(m):
+    """stack() returns a tensor cut from its inputs' graph."""
+    _wrap(m, "stack", lambda original: lambda tensors, dim=0: original(tensors, dim).detach())
+
+
+def numpy_not_refusing(m):
+    """numpy() of a tensor that requires grad returns its memory anyway."""
+
+    def make(original):
+        def numpy(self, *, force=False):
+            return original(self, force=True)
+
+        return numpy
+
+    _wrap(m.Tensor, "numpy", make)
+
+
+def to_returns_a_leaf(m):
+    """A dtype or device copy is a new leaf that requires grad instead of a ToCopyBackward0."""
+    ops = _sub(m, "ops")
+
+    def make(original):
+        def to_copy(self, dev, dtype):
+            out = original(self, dev, dtype)
+            if out.grad_fn is not None:
+                out._grad_fn, out._requires_grad = None, True
+            return out
+
+        return to_copy
+
+    _wrap(ops, "_to_copy", make)
+
+
+def no_broadcast_reduction(m):
+    """Gradients of broadcast inputs are not summed back to the input's shape."""
+    functions = _sub(m, "functions")
+
+    def unbroadcast(g, shape, dtype=None):
+        return g if dtype is None or g.dtype == dtype else g.astype(dtype)
+
+    functions.unbroadcast = unbroadcast
+
+
+def retain_graph_ignored(m):
+    """backward(retain_graph=True) frees the graph anyway."""
+    engine = _sub(m, "autograd.engine")
+
+    def make(original):
+        def run_backward(roots, root_grads, retain_graph, *args, **kwargs):
+            return original(roots, root_grads, False, *args, **kwargs)
+
+        return run_backward
+
+    _wrap(engine, "run_backward", make)
+
+
+def saved_tensors_never_freed(m):
+    """backward() keeps every saved tensor, so a second backward always works."""
+    graph = _sub(m, "autograd.graph")
+    graph.Node.release = lambda self: None
+
+
+def no_grad_still_records(m):
+    """no_grad() is accepted but operations inside it still record a graph."""
+    m.no_grad = m.enable_grad
+
+
+def leaf_inplace_allowed(m):
+    """In-place changes of leaves that require grad (and of their views) go through."""
+    _sub(m, "ops")._check_inplace = lambda self: None
+
+
+def nonleaf_requires_grad_settable(m):
+    """Assigning requires_grad on a non-leaf is accepted silently."""
+    prop = m.Tensor.requires_grad
+
+    def setter(t, flag):
+        t._requires_grad = bool(flag)
+
+    m.Tensor.requires_grad = property(prop.fget, setter)
+
+
+def retain_grad_ignored(m):
+    """retain_grad() sets the flag but nothing keeps the gradient."""
+
+    def retain_grad(self):
+        self._retains_grad = True
+
+    m.Tensor.retain_grad = retain_grad
+
+
+def data_is_tracked(m):
+    """.data shares the version counter, so edits through it count as in-place changes."""
+    prop = m.Tensor.data
+
+    def data(t):
+        out = prop.fget(t)
+        out._version_counter = t._version_counter
+        return out
+
+    m.Tensor.data = property(data, prop.fset)
+
+
+def tensor_shares_numpy_memory(m):
+    """tensor(ndarray) wraps the array instead of copying it."""
+
+    def make(original):
+        def tensor(data, **kwargs):
+            if isinstance(data, np.ndarray) and not kwargs:
+                return m.from_numpy(data)
+            return original(data, **kwargs)
+
+        return tensor
+
+    _wrap(m, "tensor", make)
+
+
+def clone_shares_memory(m):
+    """clone() records CloneBackward0 but aliases the memory."""
+
+    def make(original):
+        def clone(self, **kwargs):
+            out = original(self, **kwargs)
+            out._data = self._data
+            return out
+
+        return clone
+
+    _wrap(m.Tensor, "clone", make)
+
+
+def float_returns_a_copy(m):
+    """.to(dtype) / .float() copy even when nothing changes."""
+    ops = _sub(m, "ops")
+
+    def to(self, *args, **kwargs):
+        dev, dtype, _ = ops._parse_to(args, kwargs)
+        return ops._to_copy(self, dev or self._device, dtype or self._dtype)
+
+    m.Tensor.to = to
+    for name, dtype in (("float", m.float32), ("double", m.float64), ("long", m.int64)):
+        setattr(m.Tensor, name, lambda self, dtype=dtype, **kw: to(self, dtype))
+
+
+def python_floats_give_float64(m):
+    """Python floats are stored as float64 (NumPy's default) rather than float32."""
+    factories = _sub(m, "factories")
+
+    def make(original):
+        def infer(values):
+            found = original(values)
+            return m.float64 if found is m.float32 else found
+
+        return infer
+
+    _wrap(factories, "_infer_dtype", make)
+
+
+def repr_ignores_dtype_and_autograd(m):
+    """repr prints every tensor as float32 values, without dtype, requires_grad or grad_fn."""
+    fmt = _sub(m, "_format")
+    plain = {"requires_grad": False, "grad_fn_name": None, "dtype_name": "float32"}
+
+    def make(original):
+        def format_tensor(host, **kwargs):
+            return original(host, **{**kwargs, **plain})
+
+        return format_tensor
+
+    _wrap(fmt, "format_tensor", make)
+
+
+def cat_accepts_0d(m):
+    """cat() of 0-d tensors is accepted (as a stack) instead of refused."""
+
+    def make(original):
+        def cat(tensors, dim=0):
+            tensors = list(tensors)
+            if any(t.dim() == 0 for t in tensors):
+                return m.stack(tensors, dim)
+            return original(tensors, dim)
+
+        return cat
+
+    _wrap(m, "cat", make)
+
+
+def parameter_copies(m):
+    """nn.Parameter(x) copies x instead of sharing its memory."""
+    base = m.nn.Parameter
+
+    class Parameter(base):
+        def __new__(cls, data=None, requires_grad=True):
+            if data is not None:
+                data = data.detach().clone()
+            return base.__new__(cls, data, requires_grad)
+
+    m.nn.Parameter = Parameter
+
+
+def module_to_replaces_parameters(m):
+    """Module.to() puts new converted tensors in place of the parameters."""
+
+    def to(self, *args, **kwargs):
+        owners = [self]
+        while owners:
+            owner = owners.pop()
+            owners.extend(owner._modules.values())
+            for name, p in list(owner._parameters.items()):
+                if p is not None:
+                    owner._parameters[name] = m.nn.Parameter(p.detach().to(*args, **kwargs))
+        return self
+
+    m.nn.Module.to = to
+
+
+def tensor_class_infers_dtype(m):
+    """Tensor(data) infers the dtype like tensor() (ints stay int64) instead of float32."""
+    factories = _sub(m, "factories")
+
+    def make(original):
+        def legacy_construct(cls, dtype, args, kwargs):
+            if len(args) == 1 and isinstance(args[0], list):
+                return m.tensor(args[0])
+            return original(cls, dtype, args, kwargs)
+
+        return legacy_construct
+
+    _wrap(factories, "legacy_construct", make)
+
+
+def integer_results_require_grad(m):
+    """long() and argmax() of a tensor that requires grad say they require grad too."""
+    for name in ("long", "argmax"):
+
+        def make(original):
+            def method(self, *args, **kwargs):
+                out = original(self, *args, **kwargs)
+                out._requires_grad = self.requires_grad
+                return out
+
+            return method
+
+        _wrap(m.Tensor, name, make)
+
+
+def once_only_warnings_repeat(m):
+    """Warnings PyTorch gives once per process are given every time."""
+
+    class Forgetful(set):
+        def __contains__(self, key):
+            return False
+
+    _sub(m, "_warnings")._already = Forgetful()
+
+
+BUGS = {
+    "grad_into_nonleaves": ("L3", grad_into_nonleaves),
+    "grads_overwritten": ("L8", grads_overwritten),
+    "no_version_check": ("I2", no_version_check),
+    "version_not_shared_with_views": ("I1", version_not_shared_with_views),
+    "version_not_shared_with_detach": ("D2", version_not_shared_with_detach),
+    "detach_copies": ("D2", detach_copies),
+    "tensor_keeps_graph": ("R1", tensor_keeps_graph),
+    "stack_cuts_graph": ("R2", stack_cuts_graph),
+    "numpy_not_refusing": ("D1", numpy_not_refusing),
+    "to_returns_a_leaf": ("V1", to_returns_a_leaf),
+    "no_broadcast_reduction": ("N1", no_broadcast_reduction),
+    "retain_graph_ignored": ("L7", retain_graph_ignored),
+    "saved_tensors_never_freed": ("L7", saved_tensors_never_freed),
+    "no_grad_still_records": ("L9", no_grad_still_records),
+    "leaf_inplace_allowed": ("I3", leaf_inplace_allowed),
+    "nonleaf_requires_grad_settable": ("L5", nonleaf_requires_grad_settable),
+    "retain_grad_ignored": ("L4", retain_grad_ignored),
+    "data_is_tracked": ("L10", data_is_tracked),
+    "tensor_shares_numpy_memory": ("D3", tensor_shares_numpy_memory),
+    "clone_shares_memory": ("I5", clone_shares_memory),
+    "float_returns_a_copy": ("V1", float_returns_a_copy),
+    "python_floats_give_float64": ("N2", python_floats_give_float64),
+    "repr_ignores_dtype_and_autograd": ("N3", repr_ignores_dtype_and_autograd),
+    "tensor_class_infers_dtype": ("N2", tensor_class_infers_dtype),
+    "integer_results_require_grad": ("L1", integer_results_require_grad),
+    "once_only_warnings_repeat": ("R1", once_only_warnings_repeat),
+    "cat_accepts_0d": ("R2", cat_accepts_0d),
+    "parameter_copies": ("R4", parameter_copies),
+    "module_to_replaces_parameters": ("V5", module_to_replaces_parameters),
+}
+
+
+def planted_engine(bug: str):
+    """A fresh minigrad copy with `bug` planted."""
+    m = fresh_minigrad(bug)
+    BUGS[bug][1](m)
+    return m

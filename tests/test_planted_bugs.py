@@ -1,0 +1,77 @@
+"""The catalogue catches typical mistakes: each planted bug fails a scenario whose feedback names
+the rule it breaks, and every scenario fails for at least one planted bug (none is dead weight).
+
+A scenario the real minigrad already fails (a parity failure, reported by test_parity) cannot
+tell a planted bug apart, so it is left out of both checks here.
+"""
+
+import pytest
+import torch
+from planted_bugs import BUGS, planted_engine
+
+import minigrad
+from autograder import compare, observe
+from autograder.report import ScenarioResult
+from autograder.scenarios import REGISTRY, select
+
+pytestmark = pytest.mark.xdist_group("planted_bugs")
+
+SEED = 31
+IDS = [sc.id for sc in select(device="cpu")]
+
+
+@pytest.fixture(scope="module")
+def reference():
+    return observe(torch, IDS, seed=SEED)
+
+
+@pytest.fixture(scope="module")
+def minigrad_failures(reference):
+    differences = compare(reference, observe(minigrad, IDS, seed=SEED))
+    return {sid for sid, diffs in differences.items() if diffs}
+
+
+@pytest.fixture(scope="module")
+def failures_by_bug(reference, minigrad_failures):
+    """bug -> {scenario id: differences} for the scenarios it fails (and minigrad passes)."""
+    out = {}
+    for bug in BUGS:
+        differences = compare(reference, observe(planted_engine(bug), IDS, seed=SEED))
+        out[bug] = {
+            sid: diffs
+            for sid, diffs in differences.items()
+            if diffs and sid not in minigrad_failures
+        }
+    return out
+
+
+def test_there_are_at_least_fifteen_planted_bugs():
+    assert len(BUGS) >= 15
+
+
+@pytest.mark.parametrize("bug", list(BUGS))
+def test_planted_bug_is_caught_by_a_scenario_naming_its_rule(bug, failures_by_bug):
+    rule = BUGS[bug][0]
+    caught = [sid for sid in failures_by_bug[bug] if rule in REGISTRY[sid].rules]
+    assert caught, f"{bug} ({rule}) fails only {sorted(failures_by_bug[bug])}"
+    sc = REGISTRY[caught[0]]
+    result = ScenarioResult(
+        sc.id, sc.rules, sc.topic, sc.lecture, sc.weight, "failed", failures_by_bug[bug][sc.id]
+    )
+    feedback = "\n".join(result.feedback_lines())
+    assert f"rule {rule}: " in feedback and "PyTorch:" in feedback and sc.lecture in feedback
+
+
+def test_every_scenario_fails_for_some_planted_bug(failures_by_bug, minigrad_failures):
+    failed = {sid for fails in failures_by_bug.values() for sid in fails}
+    no_bug_fails = [sid for sid in IDS if sid not in failed and sid not in minigrad_failures]
+    assert no_bug_fails == [], f"scenarios no planted bug fails: {no_bug_fails}"
+
+
+def test_planted_bugs_stay_in_their_copy():
+    engine = planted_engine("detach_copies")
+    assert engine.Tensor is not minigrad.Tensor
+    a = minigrad.tensor([1.0, 2.0])
+    assert a.detach()._data is a._data  # the real minigrad still aliases
+    b = engine.tensor([1.0, 2.0])
+    assert b.detach()._data is not b._data
