@@ -1,0 +1,105 @@
+"""The five assignments: which topic each grades, which rules, and how they are introduced.
+
+Each assignment grades only the rules its student part implements (so that the released
+stub scores 0 and a bug in the part costs that part's points): one CPU test cell per rule,
+plus one CUDA test cell for all of them. A cell's points are the weights of the catalogue
+scenarios it runs (autograder.check(rules=[rule], topics=[topic])), read from the catalogue
+when the notebooks are generated.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+KIT = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class Assignment:
+    name: str  # directory and notebook name under solutions/ and exercises/
+    topic: str  # the catalogue topic its hidden tests draw scenarios from
+    title: str
+    lecture: str  # the lecture notebook it follows
+    rules: tuple[str, ...]  # graded on CPU, one test cell each
+    cuda_rules: tuple[str, ...]  # graded in the CUDA cell
+    intro: str  # what the student builds, in one paragraph
+
+    @property
+    def part_file(self) -> Path:
+        return KIT / "parts" / f"{self.name}.py"
+
+
+ASSIGNMENTS = (
+    Assignment(
+        name="leaf_nodes",
+        topic="leaf",
+        title="Leaf nodes: who joins the graph, who gets `.grad`",
+        lecture="course/02_leaf_nodes.ipynb",
+        rules=("L1", "L2", "L3", "L4", "L8", "L9"),
+        cuda_rules=("L1", "L2", "L3", "L4", "L8", "L9"),
+        intro=(
+            "You write the four functions behind the most common surprise in PyTorch, "
+            "`x.grad is None`: which results join the graph, which tensors keep their "
+            "gradient after `backward()` (and accumulate it), what reading `.grad` of a "
+            "non-leaf does, and what `retain_grad()` changes."
+        ),
+    ),
+    Assignment(
+        name="detach_numpy",
+        topic="numpy",
+        title="detach() and NumPy: where graphs are cut and memory is shared",
+        lecture="course/03_detach_numpy.ipynb",
+        rules=("D1", "D2", "D3"),
+        cuda_rules=("D1", "D2", "D3"),
+        intro=(
+            "You write the bridge between tensors and NumPy arrays: `detach()` and "
+            "`detach_()`, `numpy()` (which refuses a tensor that requires grad) and "
+            "`from_numpy()`. Both directions share memory; only `detach()` leaves the graph."
+        ),
+    ),
+    Assignment(
+        name="inplace_versions",
+        topic="inplace",
+        title="In-place operations and version counters",
+        lecture="course/04_inplace_versions.ipynb",
+        rules=("I1", "I2", "I3"),
+        cuda_rules=("I1", "I2", "I3"),
+        intro=(
+            "You write the bookkeeping that makes in-place operations safe: a version "
+            "counter shared by a tensor, its views and its detached aliases, the check a "
+            "node makes at `backward()` on the tensors it saved (with PyTorch's famous "
+            "message), and the refusal to change a leaf that requires grad in place."
+        ),
+    ),
+    Assignment(
+        name="rebuilding_tensors",
+        topic="rebuild",
+        title="Rebuilding tensors: tensor() cuts, stack and cat keep",
+        lecture="course/05_rebuilding_tensors.ipynb",
+        rules=("R1", "R2", "R3"),
+        cuda_rules=("R1", "R2", "R3"),
+        intro=(
+            "You write four ways of putting values together: the `tensor()` factory "
+            "(which copies values out of the graph), `stack` and `cat` (which keep it, with "
+            "their backward), and `x[i] = v` (recorded in `x`'s history as `CopySlices`)."
+        ),
+    ),
+    Assignment(
+        name="devices",
+        topic="devices",
+        title="Devices and dtypes: .to() is a recorded copy",
+        lecture="course/06_devices.ipynb",
+        rules=("V1", "V2", "V3", "V5"),
+        cuda_rules=("V1", "V2", "V3", "V4", "V5"),
+        intro=(
+            "You write `.to()`: it returns the tensor itself when nothing changes, and "
+            "otherwise a copy recorded as `ToCopyBackward0`, whose gradient goes back to the "
+            "source's device and dtype. Everything a CPU can show is graded on the CPU "
+            "(`.to(dtype)`, `.to('cpu')`, leaves, gradients in the source dtype); moving "
+            "between devices is graded where a GPU is present."
+        ),
+    ),
+)
+
+BY_NAME = {a.name: a for a in ASSIGNMENTS}

@@ -1,0 +1,50 @@
+"""What an exercise's hidden test cell runs, and what `make check` prints for each cell.
+
+    grade(globals(), "leaf", ["L3"])            # CPU: passes or raises AssertionError
+    grade(globals(), "leaf", RULES, "cuda")     # "not run: no GPU on the grader" without a GPU
+
+The student's engine is adapted with autograder.engine_from and checked against PyTorch on
+the catalogue scenarios of that topic which name one of the rules, on a fresh seed. Nothing
+reaches stderr (nbgrader scores a test cell that writes to stderr 0): warnings raised while
+checking are observations, not messages for the student's screen.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import autograder
+from autograder.report import NOT_RUN_NO_GPU
+
+ENGINE_NAME = "engine"
+
+
+def check_notebook_engine(namespace: dict, topic: str, rules, device: str = "cpu", seed=None):
+    """The Report of the engine defined in `namespace` on (topic, rules, device)."""
+    # The scenarios that observe a once-only warning expect a fresh process; the engine in a
+    # notebook cannot be re-imported in one, so its record of warnings given is emptied, as
+    # a fresh process would have it.
+    namespace.get("WARNED_ONCE", set()).clear()
+    engine = autograder.engine_from(namespace, name=ENGINE_NAME)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return autograder.check(engine, rules=list(rules), topics=[topic], device=device, seed=seed)
+
+
+def verdict(report, rules) -> str:
+    """One line: what passed, or which rules did not and why."""
+    if report.passed:
+        return f"PASSED: rule {', '.join(rules)} ({len(report.results)} scenarios)"
+    if report.results and all(r.status == "not run" for r in report.results):
+        return NOT_RUN_NO_GPU
+    failed = [rule for rule, row in report.by_rule.items() if rule in rules and row["failed"]]
+    return f"NOT PASSED: rule {', '.join(failed)} (see the differences above)"
+
+
+def grade(namespace: dict, topic: str, rules, device: str = "cpu", seed=None) -> None:
+    """Print the report; raise AssertionError unless every selected scenario passed."""
+    report = check_notebook_engine(namespace, topic, rules, device, seed)
+    line = verdict(report, list(rules))
+    print(report if not report.passed else report.summary())
+    if not report.passed:
+        raise AssertionError(line)
