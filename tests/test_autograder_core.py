@@ -403,3 +403,16 @@ def test_engine_from_adapts_a_namespace_and_reports_what_is_missing():
 
 def test_engine_from_a_module_keeps_the_course_subset():
     assert check(engine_from(torch, name="torch_copy"), topics=["leaf"], seed=2).passed
+
+
+def test_every_scenario_points_to_an_existing_lecture_section():
+    from pathlib import Path
+
+    root = Path(_repo_root())
+    broken = []
+    for sc in select():
+        path, _, anchor = sc.lecture.partition("#")
+        notebook = root / path
+        if not notebook.exists() or f'id=\\"{anchor}\\"' not in notebook.read_text():
+            broken.append(f"{sc.id}: {sc.lecture}")
+    assert broken == [], "lecture sections that do not exist:\n" + "\n".join(broken)

@@ -7,11 +7,11 @@ from autograder.catalogue._data import floats, ints, scalar
 from autograder.catalogue._statements import iadd, setitem
 from autograder.scenarios import scenario
 
-LECTURE = "course/01_tensors_and_memory.ipynb"
+LECTURE = "course/01_tensors_memory.ipynb"
 
 
 @scenario(id="basics.creation_and_dtypes", rules=["N2", "L1"], topic="basics",
-          lecture=f"{LECTURE}#creating-tensors")  # fmt: skip
+          lecture=f"{LECTURE}#dtypes-and-promotion")  # fmt: skip
 def creation_and_dtypes(T, record, rng):
     dev = record.device
     n = int(rng.integers(2, 5))
@@ -60,7 +60,7 @@ def tensor_class_and_typed_constructors(T, record, rng):
 
 
 @scenario(id="basics.inplace_underscore_forms", rules=["I1", "N1"], topic="basics",
-          lecture=f"{LECTURE}#in-place-operations")  # fmt: skip
+          lecture=f"{LECTURE}#operations-and-in-place")  # fmt: skip
 def inplace_underscore_forms(T, record, rng):
     dev = record.device
     x = T.tensor(floats(rng, (2, 3)), device=dev)
@@ -82,7 +82,7 @@ def inplace_underscore_forms(T, record, rng):
 
 
 @scenario(id="basics.views_share_memory", rules=["I5"], topic="basics",
-          lecture=f"{LECTURE}#views-and-memory")  # fmt: skip
+          lecture=f"{LECTURE}#indexing-and-views")  # fmt: skip
 def views_share_memory(T, record, rng):
     dev = record.device
     x = T.tensor(floats(rng, (3, 4)), device=dev)
@@ -118,7 +118,7 @@ def views_share_memory(T, record, rng):
 
 
 @scenario(id="basics.indexing_results", rules=["N1", "L2"], topic="basics",
-          lecture=f"{LECTURE}#views-and-memory")  # fmt: skip
+          lecture=f"{LECTURE}#indexing-and-views")  # fmt: skip
 def indexing_results(T, record, rng):
     dev = record.device
     a = T.tensor(floats(rng, (3, 4), -2, 2), requires_grad=True, device=dev)

@@ -7,7 +7,8 @@ from autograder.catalogue._data import floats, scalar
 from autograder.catalogue._statements import setitem
 from autograder.scenarios import scenario
 
-LECTURE = "course/03_detach_and_numpy.ipynb"
+LECTURE = "course/03_detach_numpy.ipynb"
+LEAF_LECTURE = "course/02_leaf_nodes.ipynb"  # the float64-array story is told there
 CPU = ("cpu",)  # numpy() needs a CPU tensor: the device rules (V4) cover the other case
 
 
@@ -19,7 +20,7 @@ def _array(rng, n=3, dtype=np.float64):
 
 
 @scenario(id="numpy.numpy_refuses_tensors_that_require_grad", rules=["D1"], topic="numpy",
-          lecture=f"{LECTURE}#why-detach", devices=CPU)  # fmt: skip
+          lecture=f"{LECTURE}#numpy-has-no-graph", devices=CPU)  # fmt: skip
 def numpy_refuses_tensors_that_require_grad(T, record, rng):
     a = T.tensor(floats(rng, 3), requires_grad=True)
     record.call("a.numpy()", lambda: a.numpy())
@@ -34,7 +35,7 @@ def numpy_refuses_tensors_that_require_grad(T, record, rng):
 
 
 @scenario(id="numpy.numpy_inside_no_grad_shares", rules=["D1", "L9"], topic="numpy",
-          lecture=f"{LECTURE}#no-grad-instead", devices=CPU)  # fmt: skip
+          lecture=f"{LECTURE}#no-grad-alternative", devices=CPU)  # fmt: skip
 def numpy_inside_no_grad_shares(T, record, rng):
     a = T.tensor(floats(rng, 3), requires_grad=True)
     with T.no_grad():
@@ -47,7 +48,7 @@ def numpy_inside_no_grad_shares(T, record, rng):
 
 
 @scenario(id="numpy.no_grad_makes_numpy_and_tensors_interchangeable", rules=["D1", "D3", "L9"],
-          topic="numpy", lecture=f"{LECTURE}#no-grad-instead", devices=CPU)  # fmt: skip
+          topic="numpy", lecture=f"{LECTURE}#no-grad-alternative", devices=CPU)  # fmt: skip
 def no_grad_makes_numpy_and_tensors_interchangeable(T, record, rng):
     # Source document 003: under no_grad, a torch matmul and a NumPy dot give the same numbers.
     x = T.tensor(floats(rng, (3, 4)), requires_grad=True)
@@ -215,7 +216,7 @@ def from_numpy_of_a_read_only_array_warns_once(T, record, rng):
 
 
 @scenario(id="numpy.python_number_of_a_grad_tensor_warns_once", rules=["R1"], topic="numpy",
-          lecture=f"{LECTURE}#why-detach", fresh_process=True)  # fmt: skip
+          lecture=f"{LECTURE}#numpy-has-no-graph", fresh_process=True)  # fmt: skip
 def python_number_of_a_grad_tensor_warns_once(T, record, rng):
     # Converting a tensor that requires grad to a Python number leaves the graph; PyTorch warns
     # once per process (observed in a fresh process), and not at all for item()/tolist().
@@ -232,7 +233,7 @@ def python_number_of_a_grad_tensor_warns_once(T, record, rng):
 
 
 @scenario(id="numpy.float64_array_then_float_is_a_copy", rules=["D4"], topic="numpy",
-          lecture=f"{LECTURE}#float64-arrays")  # fmt: skip
+          lecture=f"{LEAF_LECTURE}#why-grad-is-none")  # fmt: skip
 def float64_array_then_float_is_a_copy(T, record, rng):
     t = T.tensor(_array(rng), requires_grad=True, device=record.device)
     record.tensor("t = tensor(float64 array, requires_grad=True)", t)
@@ -246,7 +247,7 @@ def float64_array_then_float_is_a_copy(T, record, rng):
 
 
 @scenario(id="numpy.float32_array_then_float_is_the_leaf", rules=["D4"], topic="numpy",
-          lecture=f"{LECTURE}#float64-arrays")  # fmt: skip
+          lecture=f"{LEAF_LECTURE}#why-grad-is-none")  # fmt: skip
 def float32_array_then_float_is_the_leaf(T, record, rng):
     t = T.tensor(_array(rng, 3, np.float32), requires_grad=True, device=record.device)
     tf = t.float()
@@ -258,7 +259,7 @@ def float32_array_then_float_is_the_leaf(T, record, rng):
 
 
 @scenario(id="numpy.convert_before_requiring_grad", rules=["D4", "L5"], topic="numpy",
-          lecture=f"{LECTURE}#float64-arrays")  # fmt: skip
+          lecture=f"{LEAF_LECTURE}#why-grad-is-none")  # fmt: skip
 def convert_before_requiring_grad(T, record, rng):
     dev = record.device
     record.call("tensor(float64 array, dtype=float32, requires_grad=True)",
@@ -276,7 +277,7 @@ def convert_before_requiring_grad(T, record, rng):
 
 
 @scenario(id="numpy.from_numpy_then_float_then_requires_grad", rules=["D4", "D3"],
-          topic="numpy", lecture=f"{LECTURE}#float64-arrays", devices=CPU)  # fmt: skip
+          topic="numpy", lecture=f"{LEAF_LECTURE}#why-grad-is-none", devices=CPU)  # fmt: skip
 def from_numpy_then_float_then_requires_grad(T, record, rng):
     arr = _array(rng)
     z = record.call("from_numpy(float64).float().requires_grad_()",
