@@ -30,6 +30,7 @@ class Row:
                 best_s=self.timing.best_s,
                 median_s=self.timing.median_s,
                 times_s=self.timing.times_s,
+                cpu_s=self.timing.cpu_s,
             )
         return data
 

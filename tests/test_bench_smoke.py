@@ -55,6 +55,7 @@ def test_measure_takes_turns_and_checks_each_engines_first_result_once():
     assert checked == [("a", 0), ("b", 0)]  # the warm-up results
     assert order == ["a", "b"] * 4  # warm-up, then three rounds taking turns
     assert [len(t.times_s) for t in timings.values()] == [3, 3]
+    assert [len(t.cpu_s) for t in timings.values()] == [3, 3]
     assert timings["a"].best_s <= timings["a"].median_s
 
 
