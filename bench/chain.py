@@ -10,7 +10,7 @@ import numpy as np
 from bench.compare import time_engines
 from bench.engines import Minigrad
 from bench.results import Row, set_target
-from bench.verify import to_numpy
+from bench.verify import output_and_grad
 
 SCALE, SHIFT = 1.0001, 0.5
 TARGET_VS_TORCH = 1.00
@@ -52,11 +52,6 @@ def numpy_chain(x0: np.ndarray, steps: int):
     return prepare
 
 
-def snapshot(result) -> dict[str, np.ndarray]:
-    y, grad = result
-    return {"y": to_numpy(y), "x.grad": to_numpy(grad) if grad is not None else None}
-
-
 def run(minigrad: Minigrad, *, steps: int = 2000, size: int = 16, budget_s: float = 1.0):
     import torch
 
@@ -69,7 +64,7 @@ def run(minigrad: Minigrad, *, steps: int = 2000, size: int = 16, budget_s: floa
         "numpy": numpy_chain(x0, steps),
     }
     rows: list[Row] = time_engines(
-        "chain", f"{steps} steps x{size}", prepares, snapshot, rtol=1e-5, budget_s=budget_s
+        "chain", f"{steps} steps x{size}", prepares, output_and_grad, rtol=1e-5, budget_s=budget_s
     )
     mg = next(r for r in rows if r.engine == "minigrad")
     set_target(mg, f"<={TARGET_VS_TORCH:.2f}x torch", mg.vs_torch, TARGET_VS_TORCH)

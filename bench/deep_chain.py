@@ -11,7 +11,7 @@ import numpy as np
 from bench.compare import time_engines
 from bench.engines import Minigrad
 from bench.results import Row, set_target
-from bench.verify import to_numpy
+from bench.verify import output_and_grad
 
 SIZES = (10**3, 10**4, 10**5, 10**6)
 # Not 1.0, so a walk that skips nodes gives a wrong gradient: float32(1.0000001) = 1 + 2**-23.
@@ -47,11 +47,6 @@ def exact(nodes: int) -> dict[str, np.ndarray]:
     return {"y": np.array(value), "x.grad": np.array(value)}
 
 
-def snapshot(result) -> dict[str, np.ndarray]:
-    y, grad = result
-    return {"y": to_numpy(y), "x.grad": to_numpy(grad) if grad is not None else None}
-
-
 def run(minigrad: Minigrad, *, sizes=SIZES, budget_s: float = 1.0) -> list[Row]:
     import torch
 
@@ -70,7 +65,7 @@ def run(minigrad: Minigrad, *, sizes=SIZES, budget_s: float = 1.0) -> list[Row]:
             "deep_chain",
             f"backward {nodes:,} nodes",
             prepares,
-            snapshot,
+            output_and_grad,
             rtol=EXACT,
             reference=exact(nodes),
             budget_s=budget_s,

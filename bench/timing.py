@@ -1,4 +1,4 @@
-"""Best-of-N and median wall-clock times of a job, with its result checked outside the clock."""
+"""Best-of-N and median times of engines taking turns, each result checked off the clock."""
 
 import gc
 import statistics

@@ -33,3 +33,9 @@ def assert_close(what: str, reference, result, rtol: float) -> None:
     error = float(np.max(np.abs(result.astype(np.float64) - reference))) if result.size else 0.0
     if not error <= tolerance:  # also catches NaN
         raise Mismatch(f"{what}: max difference {error:.3g} exceeds tolerance {tolerance:.3g}")
+
+
+def output_and_grad(result) -> dict[str, np.ndarray | None]:
+    """Snapshot of a job that returns (output y, gradient of its leaf x)."""
+    y, grad = result
+    return {"y": to_numpy(y), "x.grad": None if grad is None else to_numpy(grad)}
