@@ -7,7 +7,7 @@ PORT ?= 8888
 LAB_ARGS ?=
 NB ?=
 
-.PHONY: install test lint format bench lab html check clean
+.PHONY: install test lint format bench lab html check exercises clean
 
 install: $(STAMP)
 
@@ -37,6 +37,15 @@ lab: install
 
 html: install
 	$(BIN)/python tools/notebooks.py html --out site
+
+# Self-paced: run an exercise notebook and print the feedback the grader would give.
+check: install
+	@test -n "$(NB)" || (echo "usage: make check NB=exercises/<topic>/<topic>.ipynb" && exit 2)
+	$(BIN)/python -m autograder.exercise_kit.selfcheck $(NB)
+
+# Regenerate solutions/ and exercises/ after changing autograder/exercise_kit or the catalogue.
+exercises: install
+	$(BIN)/python -m autograder.exercise_kit
 
 clean:
 	rm -rf $(VENV) build site .pytest_cache .ruff_cache .hypothesis

@@ -41,10 +41,17 @@ def verdict(report, rules) -> str:
     return f"NOT PASSED: rule {', '.join(failed)} (see the differences above)"
 
 
+def report_text(report) -> str:
+    """The full report for failures; one line when all passed or nothing could run."""
+    if report.passed or all(r.status == "not run" for r in report.results):
+        return report.summary()
+    return str(report)
+
+
 def grade(namespace: dict, topic: str, rules, device: str = "cpu", seed=None) -> None:
     """Print the report; raise AssertionError unless every selected scenario passed."""
     report = check_notebook_engine(namespace, topic, rules, device, seed)
     line = verdict(report, list(rules))
-    print(report if not report.passed else report.summary())
+    print(report_text(report))
     if not report.passed:
         raise AssertionError(line)

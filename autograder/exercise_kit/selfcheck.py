@@ -1,0 +1,120 @@
+"""`make check NB=exercises/<name>/<name>.ipynb`: grade your own notebook, no instructor needed.
+
+Runs the notebook top to bottom in a fresh kernel (cells that fail do not stop it), then, in
+the same kernel, runs for each test cell the check its hidden tests run when graded
+(grading.grade: the autograder's scenarios for that rule, fresh values, against PyTorch),
+and prints the same report and verdict a graded student reads, with the points each cell
+would earn: a cell earns its points when its visible asserts and its hidden check pass.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import nbformat
+
+from autograder.exercise_kit.assignments import BY_NAME
+from autograder.exercise_kit.grading import check_notebook_engine, report_text, verdict
+
+RESULTS_MARK = "@@selfcheck-results@@ "
+
+
+def graded_cells(nb) -> list[dict]:
+    """grade_id and points of each test cell, in notebook order."""
+    cells = []
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("grade") and cell.cell_type == "code":
+            cells.append({"grade_id": meta["grade_id"], "points": meta["points"], "cell": cell})
+    return cells
+
+
+def hidden_checks_in_kernel(namespace: dict, assignment_name: str) -> None:
+    """Kernel side: print each test cell's report and verdict, then one line of results."""
+    a = BY_NAME[assignment_name]
+    checks = [(f"test_{rule}", [rule], "cpu") for rule in a.rules]
+    checks.append((f"test_cuda_{a.name}", list(a.cuda_rules), "cuda"))
+    results = {}
+    for grade_id, rules, device in checks:
+        report = check_notebook_engine(namespace, a.topic, rules, device)
+        print(f"\n===== {grade_id}: hidden tests, rule {', '.join(rules)} on {device} =====")
+        print(report_text(report))
+        line = verdict(report, rules)
+        print(line)
+        results[grade_id] = {"passed": report.passed, "verdict": line}
+    print(RESULTS_MARK + json.dumps(results))
+
+
+def run(path: Path, out=sys.stdout) -> int:
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(path, as_version=4)
+    name = path.stem
+    if name not in BY_NAME:
+        raise SystemExit(f"{path}: not one of the course's assignments ({', '.join(BY_NAME)})")
+    cells = graded_cells(nb)
+    probe = nbformat.v4.new_code_cell(
+        "from autograder.exercise_kit.selfcheck import hidden_checks_in_kernel\n"
+        f"hidden_checks_in_kernel(globals(), {name!r})"
+    )
+    nb.cells.append(probe)
+    client = NotebookClient(
+        nb,
+        timeout=1800,
+        kernel_name="python3",
+        allow_errors=True,
+        resources={"metadata": {"path": str(path.parent.resolve())}},
+    )
+    client.execute()
+
+    text = "".join(o.get("text", "") for o in probe.outputs if o.output_type == "stream")
+    errors = [o for o in probe.outputs if o.output_type == "error"]
+    if errors or RESULTS_MARK not in text:
+        detail = errors[0]["evalue"] if errors else text[-2000:]
+        print(f"the notebook's engine could not be checked: {detail}", file=out)
+        return 2
+    report_text, _, results_line = text.rpartition(RESULTS_MARK)
+    hidden = json.loads(results_line)
+    print(report_text.strip("\n"), file=out)
+
+    print("\n===== summary =====", file=out)
+    earned = possible = 0.0
+    cpu_complete = True
+    for entry in cells:
+        visible = _visible_error(entry["cell"])
+        check = hidden.get(entry["grade_id"], {"passed": False, "verdict": "not checked"})
+        ok = visible is None and check["passed"]
+        points = entry["points"]
+        is_cuda = "cuda" in entry["grade_id"]
+        earned += points if ok else 0
+        possible += points
+        cpu_complete &= ok or is_cuda
+        why = "" if ok else f"  ({'visible tests: ' + visible if visible else check['verdict']})"
+        print(f"{entry['grade_id']:<28} {points if ok else 0:>5g} / {points:<5g}{why}", file=out)
+    print(f"{'total':<28} {earned:>5g} / {possible:<5g}", file=out)
+    return 0 if cpu_complete else 1
+
+
+def _visible_error(cell) -> str | None:
+    for output in cell.get("outputs", []):
+        if output.output_type == "error":
+            if output["ename"] == "NotImplementedError":
+                return "NotImplementedError: a function is still to write"
+            return f"{output['ename']}: {output['evalue']}".strip()[:300]
+        if output.output_type == "stream" and output.name == "stderr":
+            return "wrote to stderr (a graded cell must not)"
+    return None
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="make check NB=...", description=__doc__)
+    parser.add_argument("notebook", type=Path)
+    args = parser.parse_args(argv)
+    return run(args.notebook)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
