@@ -5,6 +5,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PORT ?= 8888
 LAB_ARGS ?=
+ROLE ?= student
+COURSE ?=
 NB ?=
 
 .PHONY: install test lint format bench lab html check exercises clean
@@ -32,8 +34,11 @@ test: lint
 bench: install
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/python -m bench
 
+# ROLE=student: the repository, opening course/00_start_here.ipynb, exercises in nbgrader's
+# Assignments panel. ROLE=instructor: COURSE (default: the demo class, built when missing)
+# with the Formgrader.
 lab: install
-	$(BIN)/jupyter lab --port=$(PORT) --notebook-dir=course $(LAB_ARGS)
+	$(BIN)/python tools/lab.py --role=$(ROLE) --port=$(PORT) $(if $(COURSE),--course-dir=$(COURSE)) $(LAB_ARGS)
 
 html: install
 	$(BIN)/python tools/notebooks.py html --out site

@@ -1,0 +1,111 @@
+"""Start JupyterLab on the course, as a student or as an instructor (`make lab`).
+
+    python tools/lab.py [--role student|instructor] [--root DIR] [--course-dir DIR]
+                        [--port N] [any jupyter lab option ...]
+
+student (default): JupyterLab on the repository, opening course/00_start_here.ipynb. The
+    exercises in exercises/ are released into a local nbgrader exchange (.lab/exchange), so
+    the Assignments panel lists them; "Fetch" copies one into my_assignments/, and every
+    notebook has nbgrader's Validate button.
+instructor: JupyterLab in an instructor's course directory (default: the demo class, built
+    with `minigrad-course demo` when missing), where nbgrader's Formgrader shows the
+    gradebook, the submissions and their scores.
+
+Options this script does not know are passed on to `jupyter lab`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+COURSE_ID = "minigrad-course"
+START_PAGE = "course/00_start_here.ipynb"
+STATE_DIR = ".lab"  # the student role's exchange and nbgrader config (git-ignored)
+FETCH_DIR = "my_assignments"  # where the Assignments panel fetches to (git-ignored)
+DEMO_DIR = "demo-class"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--role", choices=("student", "instructor"), default="student")
+    parser.add_argument("--root", type=Path, default=REPO, help="repository (student role)")
+    parser.add_argument("--course-dir", type=Path, help="course directory (instructor role)")
+    parser.add_argument("--port", type=int, default=8888)
+    args, lab_args = parser.parse_known_args(argv)
+    if args.role == "student":
+        cwd, env, lab_args = student_lab(args.root.resolve(), lab_args)
+    else:
+        cwd, env, lab_args = instructor_lab(args.course_dir, lab_args)
+    command = [_tool("jupyter"), "lab", f"--port={args.port}", *lab_args]
+    if os.geteuid() == 0:  # containers and CI run as root; Jupyter refuses without this
+        command.append("--allow-root")
+    print("+", " ".join(command), f"(in {cwd})", flush=True)
+    return subprocess.call(command, cwd=cwd, env=env)
+
+
+def student_lab(root: Path, lab_args):
+    state = root / STATE_DIR
+    config_dir = state / "config"
+    config_dir.mkdir(parents=True, exist_ok=True)
+    # Read by the Assignments panel and the Validate button (through JUPYTER_CONFIG_PATH),
+    # so that the repository itself needs no nbgrader_config.py.
+    (config_dir / "nbgrader_config.py").write_text(
+        "c = get_config()  # noqa: F821\n"
+        f"c.CourseDirectory.course_id = {COURSE_ID!r}\n"
+        f"c.Exchange.root = {str(state / 'exchange')!r}\n"
+        f"c.Exchange.assignment_dir = {str(root / FETCH_DIR)!r}\n"
+    )
+    (root / FETCH_DIR).mkdir(exist_ok=True)
+    release_exercises(root, state / "exchange")
+    env = dict(os.environ)
+    env["JUPYTER_CONFIG_PATH"] = os.pathsep.join(
+        p for p in (str(config_dir), env.get("JUPYTER_CONFIG_PATH")) if p
+    )
+    start = f"--LabApp.default_url=/lab/tree/{START_PAGE}"
+    return root, env, [f"--ServerApp.root_dir={root}", start, *lab_args]
+
+
+def release_exercises(root: Path, exchange: Path):
+    """Release every assignment of exercises/ into the exchange with nbgrader's own
+    exchange code (what `nbgrader release_assignment` does, minus the gradebook)."""
+    from nbgrader.coursedir import CourseDirectory
+    from nbgrader.exchange.default import ExchangeReleaseAssignment
+    from traitlets.config import Config
+
+    for folder in sorted(p for p in (root / "exercises").iterdir() if p.is_dir()):
+        config = Config()
+        config.CourseDirectory.root = str(root)
+        config.CourseDirectory.release_directory = "exercises"
+        config.CourseDirectory.course_id = COURSE_ID
+        config.CourseDirectory.assignment_id = folder.name
+        config.Exchange.root = str(exchange)
+        config.ExchangeReleaseAssignment.force = True  # the committed exercises win
+        coursedir = CourseDirectory(config=config)
+        ExchangeReleaseAssignment(coursedir=coursedir, config=config).start()
+
+
+def instructor_lab(course_dir, lab_args):
+    course = (course_dir or REPO / DEMO_DIR).resolve()
+    if not (course / "nbgrader_config.py").is_file():
+        if course_dir is not None:
+            sys.exit(f"{course} is not a course directory (no nbgrader_config.py)")
+        print(f"building the demo class in {course} (minigrad-course demo)", flush=True)
+        subprocess.run([_tool("minigrad-course"), "demo", str(course)], check=True)
+    # nbgrader's formgrader reads nbgrader_config.py from the server's working directory.
+    return course, dict(os.environ), [f"--ServerApp.root_dir={course}", *lab_args]
+
+
+def _tool(name):
+    """The venv's console script, also when the venv is not activated."""
+    here = Path(sys.executable).with_name(name)
+    return str(here) if here.exists() else (shutil.which(name) or name)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
