@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 import types
+import warnings
 
 import numpy as np
 import pytest
@@ -19,7 +20,7 @@ from autograder.observe import observe_scenario
 from autograder.recorder import Recorder, normalise_text
 from autograder.report import NOT_RUN_NO_GPU, Report, ScenarioResult
 from autograder.rules import RULES
-from autograder.scenarios import REGISTRY, scenario, select
+from autograder.scenarios import REGISTRY, load_catalogue, scenario, select
 
 SEED = 20251122
 
@@ -27,6 +28,7 @@ SEED = 20251122
 @contextlib.contextmanager
 def temporary_scenarios():
     """Scenarios registered inside the block are removed from the catalogue afterwards."""
+    load_catalogue()  # the catalogue itself must not count as registered inside the block
     before = set(REGISTRY)
     try:
         yield
@@ -416,3 +418,33 @@ def test_every_scenario_points_to_an_existing_lecture_section():
         if not notebook.exists() or f'id=\\"{anchor}\\"' not in notebook.read_text():
             broken.append(f"{sc.id}: {sc.lecture}")
     assert broken == [], "lecture sections that do not exist:\n" + "\n".join(broken)
+
+
+def test_the_time_limit_also_stops_a_loop_outside_the_main_thread():
+    import threading
+
+    with temporary_scenarios():
+
+        @scenario(id="core.loops", rules=["L1"], topic="basics", lecture="x")
+        def loops(T, record, rng):
+            T.tensor([rng.uniform()])
+
+        engine = types.SimpleNamespace(__name__="bad", tensor=_looping_tensor)
+        box = []
+        worker = threading.Thread(
+            target=lambda: box.append(observe(engine, ["core.loops"], time_limit=0.5))
+        )
+        worker.start()
+        worker.join(30)
+        assert box and box[0]["scenarios"]["core.loops"]["status"] == "timeout"
+
+
+def test_once_only_warnings_are_observed_as_in_a_fresh_process():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        float(torch.tensor(1.5, requires_grad=True))  # PyTorch now never warns again here
+    sid = "numpy.python_number_of_a_grad_tensor_warns_once"
+    result = observe(torch, [sid], seed=SEED)["scenarios"][sid]
+    assert result["isolation"] == "fresh process"
+    warned = {o["label"]: bool(o["warnings"]) for o in result["observations"]}
+    assert warned["float(a0)"] and not warned["float(a0) again"]
