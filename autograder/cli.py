@@ -1,10 +1,196 @@
-"""The `minigrad-course` command line (grading commands arrive with the pipeline issue)."""
+"""minigrad-course: grade a whole class with nbgrader, in parallel, resumably.
+
+minigrad-course init COURSE [--cpu-only] [--roster roster.csv] [--db URL]
+minigrad-course release -C COURSE
+minigrad-course collect -C COURSE                      # from nbgrader's exchange
+minigrad-course collect -C COURSE ASSIGNMENT --from download.zip --roster roster.csv
+minigrad-course grade -C COURSE [-j N] [--force] [--student ID]
+minigrad-course feedback|export|report -C COURSE
+minigrad-course demo [DIR]                             # a sample class, end to end
+"""
+
+from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="minigrad-course", description=__doc__)
-    parser.parse_args(argv)
-    parser.print_help()
+def _parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("-C", "--course", default=".", help="course directory (default: .)")
+    common.add_argument(
+        "--db",
+        help="gradebook as an SQLAlchemy URL (default: the course's "
+        "config, else sqlite:///COURSE/gradebook.db)",
+    )
+    parser = argparse.ArgumentParser(
+        prog="minigrad-course",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    init = commands.add_parser("init", help="create a course directory")
+    init.add_argument("dir", type=Path)
+    init.add_argument("--cpu-only", action="store_true", help="leave out the CUDA test cells")
+    init.add_argument("--solutions", type=Path, help="nbgrader source (default: solutions/)")
+    init.add_argument("--roster", type=Path, help="CSV: id, first_name, last_name, email")
+    init.add_argument("--db", help="gradebook URL written to the course's config")
+    init.add_argument("--exchange", type=Path, help="nbgrader exchange (default: DIR/exchange)")
+
+    release = commands.add_parser("release", parents=[common], help="release to the exchange")
+    release.add_argument("assignments", nargs="*")
+
+    collect = commands.add_parser("collect", parents=[common], help="collect submissions")
+    collect.add_argument("assignments", nargs="*")
+    collect.add_argument(
+        "--from",
+        dest="source",
+        type=Path,
+        help="folder or zip downloaded from an LMS (one assignment)",
+    )
+    collect.add_argument("--roster", type=Path, help="roster CSV to match LMS names to")
+    collect.add_argument("--pattern", default="", help="regex with groups name, file_id")
+
+    grade = commands.add_parser("grade", parents=[common], help="autograde every submission")
+    grade.add_argument("-j", "--jobs", type=int, help="submissions at a time (default: cores)")
+    grade.add_argument("--force", action="store_true", help="regrade graded submissions too")
+    grade.add_argument("--student", help="regrade this student (an appeal: same seed)")
+    grade.add_argument("--cell-timeout", type=int, default=120, help="seconds per cell")
+    grade.add_argument("--timeout", type=float, default=900, help="seconds per submission")
+    grade.add_argument("--memory", type=int, default=3072, help="MB per submission")
+
+    feedback = commands.add_parser("feedback", parents=[common], help="HTML feedback")
+    feedback.add_argument("--student")
+    export = commands.add_parser("export", parents=[common], help="grades as CSV")
+    export.add_argument("--out", type=Path, help="default: COURSE/grades.csv")
+    report = commands.add_parser("report", parents=[common], help="HTML summary with plots")
+    report.add_argument("--out", type=Path, help="default: COURSE/report/")
+    commands.add_parser("table", parents=[common], help="print the grade table")
+    demo = commands.add_parser("demo", help="build a sample class and run everything")
+    demo.add_argument("dir", type=Path, nargs="?", default=Path("build/demo-course"))
+    demo.add_argument("-j", "--jobs", type=int)
+    return parser
+
+
+def main(argv=None) -> int:
+    args = _parser().parse_args(argv)
+    from autograder.pipeline.course import Course, use_venv_tools
+
+    use_venv_tools()
+    if args.command == "init":
+        from autograder.pipeline.init_course import REPO_SOLUTIONS, init_course
+
+        course = init_course(
+            args.dir,
+            args.solutions or REPO_SOLUTIONS,
+            args.cpu_only,
+            args.db,
+            args.roster,
+            args.exchange,
+        )
+        print(f"course ready in {course.root}: {', '.join(course.assignments())}")
+        return 0
+    if args.command == "demo":
+        from autograder.pipeline.demo import run_demo
+
+        return run_demo(args.dir, args.jobs)
+    course = Course.at(args.course, args.db)
+    if not course.path("nbgrader_config.py").is_file():
+        raise SystemExit(f"{course.root} is not a course (run `minigrad-course init` first)")
+    return COMMANDS[args.command](course, args)
+
+
+def _release(course, args) -> int:
+    from autograder.pipeline.course import check_result
+
+    api = course.api()
+    for assignment in args.assignments or course.assignments():
+        check_result(api.release_assignment(assignment), f"release_assignment {assignment}")
+        print(f"released {assignment}")
     return 0
+
+
+def _collect(course, args) -> int:
+    from autograder.pipeline import collect
+    from autograder.pipeline.roster import import_roster, read_roster
+
+    if args.roster:
+        with course.gradebook() as gb:
+            import_roster(gb, read_roster(args.roster))
+    if args.source is None:
+        collect.collect_from_exchange(course, args.assignments or course.assignments())
+        print(f"collected from the exchange: {len(course.submitted())} submissions in total")
+        return 0
+    if len(args.assignments) != 1 or args.roster is None:
+        raise SystemExit("collect --from needs exactly one ASSIGNMENT and --roster")
+    problems = collect.collect_from_lms(
+        course, args.assignments[0], args.source, args.roster, args.pattern
+    )
+    found = [s for s in course.submitted() if s[1] == args.assignments[0]]
+    print(f"collected {args.assignments[0]}: {len(found)} submissions")
+    for problem in problems:
+        print(f"  left out: {problem}")
+    return 0
+
+
+def _grade(course, args) -> int:
+    from autograder.pipeline.grade import grade_class
+    from autograder.pipeline.supervisor import Limits
+    from autograder.pipeline.table import grade_table
+
+    grade_class(
+        course,
+        args.jobs,
+        args.force,
+        args.student,
+        args.cell_timeout,
+        Limits(args.timeout, args.memory),
+    )
+    print(grade_table(course))
+    return 0
+
+
+def _feedback(course, args) -> int:
+    from autograder.pipeline.feedback import make_feedback
+
+    pages = make_feedback(course, args.student)
+    print(f"{len(pages)} feedback pages in {course.path('feedback')}")
+    return 0
+
+
+def _export(course, args) -> int:
+    from autograder.pipeline.export import export_csv
+
+    print(f"written {export_csv(course, args.out or course.path('grades.csv'))}")
+    return 0
+
+
+def _report(course, args) -> int:
+    from autograder.pipeline.report import write_report
+
+    print(f"written {write_report(course, args.out or course.path('report'))}")
+    return 0
+
+
+def _table(course, args) -> int:
+    from autograder.pipeline.table import grade_table
+
+    print(grade_table(course))
+    return 0
+
+
+COMMANDS = {
+    "release": _release,
+    "collect": _collect,
+    "grade": _grade,
+    "feedback": _feedback,
+    "export": _export,
+    "report": _report,
+    "table": _table,
+}
+
+
+if __name__ == "__main__":
+    sys.exit(main())

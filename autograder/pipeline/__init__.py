@@ -1,0 +1,15 @@
+"""The instructor's pipeline behind `minigrad-course`: a whole class graded by one command.
+
+    init DIR       course directory: nbgrader_config.py, source/ from solutions/, gradebook
+    release        nbgrader's exchange
+    collect        from the exchange, or from an LMS download matched to a roster CSV
+    grade          every submission in its own process, N at a time, resumable
+    feedback       HTML per student, hidden tests removed
+    export         CSV, one row per student
+    report         HTML summary with plots
+
+nbgrader does the work (NbGraderAPI, its converters, its Gradebook); this package schedules
+it, repairs what students break, and keeps one writer on the gradebook. The grading of one
+submission is one function, grade_one.grade_submission(job) -> result dict, so that a
+sealed grader can replace the in-kernel verdict without touching the rest.
+"""

@@ -1,0 +1,118 @@
+"""One instructor's course directory: where things are, its nbgrader config, its gradebook."""
+
+from __future__ import annotations
+
+import os
+import sys
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from traitlets.config import Config
+from traitlets.config.loader import PyFileConfigLoader
+
+CONFIG_FILE = "nbgrader_config.py"
+COURSE_ID = "minigrad-course"
+PIPELINE_DIR = ".pipeline"  # the pipeline's own working files, never a student's
+
+
+def use_venv_tools() -> None:
+    """nbgrader runs `alembic` by name when it creates a gradebook: find ours first."""
+    bin_dir = os.path.dirname(sys.executable)
+    if bin_dir not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
+
+
+@dataclass(frozen=True)
+class Course:
+    root: Path
+    db_url: str | None = None  # None: the config's, else nbgrader's default gradebook.db
+
+    @classmethod
+    def at(cls, root, db_url=None) -> Course:
+        return cls(Path(root).resolve(), db_url or None)
+
+    # --- paths -----------------------------------------------------------------------------
+    def path(self, *parts: str) -> Path:
+        return self.root.joinpath(*parts)
+
+    @property
+    def work(self) -> Path:
+        return self.path(PIPELINE_DIR)
+
+    def assignments(self) -> list[str]:
+        """The assignments in source/, in name order."""
+        source = self.path("source")
+        return sorted(p.name for p in source.iterdir() if p.is_dir()) if source.is_dir() else []
+
+    def released_notebooks(self, assignment: str) -> dict[str, Path]:
+        """notebook name (no suffix) -> the released notebook students started from."""
+        folder = self.path("release", assignment)
+        return {p.stem: p for p in sorted(folder.glob("*.ipynb"))}
+
+    def submission_dir(self, student: str, assignment: str) -> Path:
+        return self.path("submitted", student, assignment)
+
+    def submitted(self) -> list[tuple[str, str]]:
+        """(student, assignment) for every collected submission of a known assignment."""
+        known = set(self.assignments())
+        folder = self.path("submitted")
+        if not folder.is_dir():
+            return []
+        return sorted(
+            (student.name, assignment.name)
+            for student in folder.iterdir()
+            if student.is_dir()
+            for assignment in student.iterdir()
+            if assignment.is_dir() and assignment.name in known
+        )
+
+    # --- nbgrader ----------------------------------------------------------------------------
+    def config(self) -> Config:
+        """The course's nbgrader_config.py, with root and (when given) the database URL."""
+        config = Config()
+        if self.path(CONFIG_FILE).is_file():
+            config.merge(PyFileConfigLoader(CONFIG_FILE, path=str(self.root)).load_config())
+        config.CourseDirectory.root = str(self.root)
+        if self.db_url:
+            config.CourseDirectory.db_url = self.db_url
+        return config
+
+    @property
+    def url(self) -> str:
+        """The gradebook's SQLAlchemy URL."""
+        config = self.config()
+        if "db_url" in config.CourseDirectory:
+            return config.CourseDirectory.db_url
+        return f"sqlite:///{self.path('gradebook.db')}"
+
+    def api(self, extra: Config | None = None):
+        """nbgrader's NbGraderAPI on this course (extra config merged over the course's)."""
+        from nbgrader.apps import NbGraderAPI
+
+        use_venv_tools()
+        config = self.config()
+        if extra is not None:
+            config.merge(extra)
+        return NbGraderAPI(config=config)
+
+    @contextmanager
+    def gradebook(self):
+        """nbgrader's Gradebook on this course's database (closed on exit)."""
+        from nbgrader.api import Gradebook
+
+        use_venv_tools()
+        with Gradebook(self.url, self.course_id) as gb:
+            yield gb
+
+    @property
+    def course_id(self) -> str:
+        config = self.config()
+        return config.CourseDirectory.course_id if "course_id" in config.CourseDirectory else ""
+
+
+def check_result(result: dict, what: str) -> None:
+    """NbGraderAPI calls return {success, error, log}: turn a failure into an exception."""
+    if not result.get("success"):
+        detail = (result.get("error") or result.get("log") or "").strip().splitlines()
+        raise RuntimeError(f"nbgrader {what} failed: {detail[-1] if detail else 'no detail'}")

@@ -1,0 +1,51 @@
+"""Grades as CSV: one row per student, one column per assignment and one per test cell.
+
+An nbgrader export plugin, so that
+`nbgrader export --exporter=autograder.pipeline.export.WideCsvExportPlugin` writes the same file.
+Empty cells: not submitted.
+"""
+
+from __future__ import annotations
+
+import csv
+
+from nbgrader.api import MissingEntry
+from nbgrader.plugins import ExportPlugin
+
+
+class WideCsvExportPlugin(ExportPlugin):
+    def export(self, gradebook) -> None:
+        path = self.to or "grades.csv"
+        assignments = sorted(gradebook.assignments, key=lambda a: a.name)
+        cells = {
+            a.name: sorted((nb.name, c.name) for nb in a.notebooks for c in nb.grade_cells)
+            for a in assignments
+        }
+        header = ["student_id", "first_name", "last_name", "email", "total", "max_total"]
+        for a in assignments:
+            header += [a.name] + [f"{a.name}/{cell}" for _, cell in cells[a.name]]
+        with open(path, "w", newline="") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(header)
+            for student in sorted(gradebook.students, key=lambda s: s.id):
+                row, total, possible = [], 0.0, 0.0
+                for a in assignments:
+                    possible += a.max_score
+                    try:
+                        submission = gradebook.find_submission(a.name, student.id)
+                    except MissingEntry:
+                        row += [""] * (1 + len(cells[a.name]))
+                        continue
+                    total += submission.score
+                    row.append(f"{submission.score:g}")
+                    for notebook, cell in cells[a.name]:
+                        grade = gradebook.find_grade(cell, notebook, a.name, student.id)
+                        row.append(f"{grade.score:g}")
+                names = [student.first_name or "", student.last_name or "", student.email or ""]
+                writer.writerow([student.id, *names, f"{total:g}", f"{possible:g}", *row])
+
+
+def export_csv(course, path) -> str:
+    with course.gradebook() as gb:
+        WideCsvExportPlugin(to=str(path)).export(gb)
+    return str(path)

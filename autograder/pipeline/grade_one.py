@@ -1,0 +1,200 @@
+"""Grade one submission (one student, one assignment): grade_submission(job) -> result.
+
+This is the only place a verdict is made; everything around it (scheduling, limits, the
+gradebook writer, feedback, reports) reads the result, a plain JSON-able dict:
+
+    {"student", "assignment", "seed", "status": "graded" | "graded with problems" | "not graded",
+     "notes": [sentences], "timestamp": ISO text or None, "autograded_dir": str or None,
+     "cells": [{"notebook", "cell", "score", "max_score", "needs_manual_grade", "status",
+                "message"}],
+     "comments": [{"notebook", "cell", "auto_comment"}],
+     "notebooks": [{"notebook", "late_penalty"}],
+     "scenarios": [{"cell", "id", "passed"}], "seeds_seen": [int], "duration_s"}
+
+Here the verdict is nbgrader's own (the submission runs in a kernel with the hidden tests,
+autograde writes a private gradebook, which is read back). A sealed grader replaces this
+function (see GRADER in pipeline/grade.py), keeping the result's shape.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from traitlets.config import Config
+
+from autograder.pipeline.course import Course
+from autograder.pipeline.outputs import incidents, read_cells, status_and_message
+from autograder.pipeline.repair import repair_submission
+
+SEED_ENV = "MINIGRAD_COURSE_SEED"  # the hidden tests' grade() draws its values from this seed
+
+
+@dataclass(frozen=True)
+class Job:
+    course_root: str
+    student: str
+    assignment: str
+    seed: int
+    work_dir: str  # private: the repaired copy, the private gradebook, the graded notebooks
+    template_db: str  # the course's assignments without grades (template.build_template)
+    cell_timeout: int = 120
+
+
+def grade_submission(job: Job) -> dict:
+    started = time.monotonic()
+    course = Course.at(job.course_root)
+    work = Path(job.work_dir)
+    shutil.rmtree(work, ignore_errors=True)
+    repair = repair_submission(
+        course.submission_dir(job.student, job.assignment),
+        work / "submitted" / job.student / job.assignment,
+        course.released_notebooks(job.assignment),
+    )
+    db_url = f"sqlite:///{work / 'gradebook.db'}"
+    shutil.copy(job.template_db, work / "gradebook.db")
+    notes = list(repair.notes)
+    if repair.notebooks:
+        os.environ[SEED_ENV] = str(job.seed)  # inherited by the kernel nbgrader starts
+        outcome = course.api(_autograde_config(course, work, db_url, job)).autograde(
+            job.assignment, job.student, force=True, create=True
+        )
+        if not outcome["success"]:
+            notes.append(f"nbgrader stopped: {_last_error(outcome)}")
+    graded = work / "autograded" / job.student / job.assignment
+    notes += incidents(graded)
+    result = _read_private_gradebook(db_url, course.course_id, job, read_cells(graded), notes)
+    if result["seeds_seen"] and result["seeds_seen"] != [job.seed]:
+        notes.append(f"the tests used seeds {result['seeds_seen']}, not {job.seed}")
+    result.update(
+        notes=notes,
+        status=_status(repair.notebooks, notes),
+        autograded_dir=str(graded) if graded.is_dir() else None,
+        duration_s=round(time.monotonic() - started, 2),
+    )
+    return result
+
+
+def blank_result(job: Job, note: str) -> dict:
+    """Every cell 0, each saying why: the result of a submission that could not be graded."""
+    course_id = Course.at(job.course_root).course_id
+    result = _read_private_gradebook(f"sqlite:///{job.template_db}", course_id, job, {}, [])
+    for cell in result["cells"]:
+        cell["status"], cell["message"] = "not graded", note
+    result.update(notes=[note], status="not graded", autograded_dir=None, duration_s=None)
+    return result
+
+
+def _autograde_config(course: Course, work: Path, db_url: str, job: Job) -> Config:
+    from nbgrader.converters import Autograde
+    from nbgrader.preprocessors import Execute
+
+    from autograder.pipeline.execute import ResilientExecute
+
+    config = Config()
+    config.CourseDirectory.db_url = db_url
+    config.CourseDirectory.submitted_directory = os.path.relpath(work / "submitted", course.root)
+    config.CourseDirectory.autograded_directory = os.path.relpath(work / "autograded", course.root)
+    config.Execute.timeout = job.cell_timeout
+    defaults = Autograde.class_traits()["autograde_preprocessors"].default()
+    config.Autograde.autograde_preprocessors = [
+        ResilientExecute if step is Execute else step for step in defaults
+    ]
+    return config
+
+
+def _read_private_gradebook(db_url: str, course_id: str, job: Job, facts: dict, notes) -> dict:
+    from nbgrader.api import Gradebook, MissingEntry
+
+    cells, comments, notebooks, scenarios, seeds = [], [], [], [], set()
+    timestamp = None
+    with Gradebook(db_url, course_id) as gb:
+        try:
+            submission = gb.find_submission(job.assignment, job.student)
+        except MissingEntry:  # nothing could be graded: every cell scores 0
+            submission = None
+        if submission is not None:
+            timestamp = submission.timestamp.isoformat() if submission.timestamp else None
+            graded = [
+                (nb.name, nb.grades, nb.comments, nb.late_submission_penalty)
+                for nb in submission.notebooks
+            ]
+        else:
+            assignment = gb.find_assignment(job.assignment)
+            graded = [
+                (nb.name, [_Blank(c) for c in nb.grade_cells], [], None)
+                for nb in assignment.notebooks
+            ]
+        for notebook, grades, notebook_comments, late_penalty in graded:
+            notebooks.append({"notebook": notebook, "late_penalty": late_penalty})
+            for grade in grades:
+                score = float(grade.auto_score or 0.0)
+                cell_facts = facts.get((notebook, grade.name))
+                status, message = status_and_message(score, grade.max_score, cell_facts)
+                if not any(key[0] == notebook for key in facts):
+                    status, message = "not graded", _notebook_note(notebook, notes)
+                cells.append(
+                    {
+                        "notebook": notebook,
+                        "cell": grade.name,
+                        "score": score,
+                        "max_score": float(grade.max_score),
+                        "status": status,
+                        "message": message,
+                        "needs_manual_grade": bool(grade.needs_manual_grade),
+                    }
+                )
+                for scenario in (cell_facts or {}).get("scenarios", []):
+                    passed = status == "passed" or (
+                        scenario not in cell_facts["failed"] and bool(cell_facts["seeds"])
+                    )
+                    scenarios.append({"cell": grade.name, "id": scenario, "passed": passed})
+                seeds.update((cell_facts or {}).get("seeds", []))
+            comments += [
+                {"notebook": notebook, "cell": c.name, "auto_comment": c.auto_comment}
+                for c in notebook_comments
+                if c.auto_comment
+            ]
+    return {
+        "student": job.student,
+        "assignment": job.assignment,
+        "seed": job.seed,
+        "timestamp": timestamp,
+        "cells": cells,
+        "comments": comments,
+        "notebooks": notebooks,
+        "scenarios": scenarios,
+        "seeds_seen": sorted(seeds),
+    }
+
+
+def _notebook_note(notebook: str, notes: list[str]) -> str:
+    prefix = f"{notebook}.ipynb: "
+    found = [note.removeprefix(prefix) for note in notes if note.startswith(prefix)]
+    return found[0] if found else "notebook not graded"
+
+
+class _Blank:
+    """A grade cell nobody's submission reached: 0 of its points."""
+
+    def __init__(self, cell):
+        self.name, self.max_score = cell.name, cell.max_score
+        self.auto_score, self.needs_manual_grade = 0.0, False
+
+
+def _status(graded_notebooks: list[str], notes: list[str]) -> str:
+    if not graded_notebooks:
+        return "not graded"
+    return "graded with problems" if notes else "graded"
+
+
+def _last_error(outcome: dict) -> str:
+    lines = [
+        line.strip()
+        for line in (outcome.get("log") or "").splitlines()
+        if line.startswith("[ERROR]") and "see the" not in line and "error processing" not in line
+    ]
+    return lines[0].removeprefix("[ERROR]").strip() if lines else "see the log"

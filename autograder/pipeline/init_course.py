@@ -1,0 +1,92 @@
+"""`minigrad-course init DIR`: an instructor's course directory, ready to release.
+
+Writes nbgrader_config.py, copies the assignments of solutions/ to source/ (without the CUDA
+test cells with --cpu-only, so that full marks stay reachable on a course with no GPU),
+and lets nbgrader's generate_assignment fill release/ and the gradebook.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import nbformat
+
+from autograder.pipeline.course import CONFIG_FILE, COURSE_ID, Course, check_result
+from autograder.pipeline.roster import import_roster, read_roster
+from autograder.pipeline.runs import ensure_table
+
+REPO_SOLUTIONS = Path(__file__).resolve().parents[2] / "solutions"
+
+CONFIG = """\
+# nbgrader's configuration for this course (written by `minigrad-course init`).
+c = get_config()  # noqa: F821
+c.CourseDirectory.course_id = {course_id!r}
+c.Exchange.root = {exchange!r}
+{db_line}
+# Feedback never shows a hidden test: nbgrader's ClearHiddenTests removes their source, and
+# HideHiddenTests drops traceback lines and output that would quote it.
+c.GenerateFeedback.preprocessors = [
+    "nbgrader.preprocessors.GetGrades",
+    "autograder.pipeline.hidden.HideHiddenTests",
+    "nbgrader.preprocessors.ClearHiddenTests",
+    "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
+]
+"""
+
+
+def init_course(
+    dest: Path,
+    solutions: Path = REPO_SOLUTIONS,
+    cpu_only: bool = False,
+    db_url: str | None = None,
+    roster: Path | None = None,
+    exchange: Path | None = None,
+) -> Course:
+    dest = Path(dest).resolve()
+    if (dest / CONFIG_FILE).exists():
+        raise SystemExit(f"{dest} is already a course ({CONFIG_FILE} exists); nothing changed")
+    assignments = sorted(p for p in Path(solutions).iterdir() if p.is_dir() and _notebooks(p))
+    if not assignments:
+        raise SystemExit(f"no assignments (folders with notebooks) in {solutions}")
+    exchange = Path(exchange or dest / "exchange").resolve()
+    exchange.mkdir(parents=True, exist_ok=True)
+    exchange.chmod(0o777)  # students hand in through it
+    db_line = f"c.CourseDirectory.db_url = {db_url!r}" if db_url else ""
+    dest.mkdir(parents=True, exist_ok=True)
+    (dest / CONFIG_FILE).write_text(
+        CONFIG.format(course_id=COURSE_ID, exchange=str(exchange), db_line=db_line)
+    )
+    for folder in assignments:
+        target = dest / "source" / folder.name
+        shutil.copytree(folder, target, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+        if cpu_only:
+            for path in _notebooks(target):
+                drop_cuda_cells(path)
+    course = Course.at(dest)
+    api = course.api()
+    for folder in assignments:
+        check_result(api.generate_assignment(folder.name), f"generate_assignment {folder.name}")
+    with course.gradebook() as gb:
+        ensure_table(gb.engine)
+        if roster:
+            import_roster(gb, read_roster(Path(roster)))
+    return course
+
+
+def drop_cuda_cells(path: Path) -> int:
+    """Remove the cells whose nbgrader grade id names CUDA; returns how many."""
+    nb = nbformat.read(path, as_version=4)
+    kept = [c for c in nb.cells if "cuda" not in _grade_id(c).lower()]
+    removed = len(nb.cells) - len(kept)
+    nb.cells = kept
+    nbformat.write(nb, path)
+    return removed
+
+
+def _grade_id(cell) -> str:
+    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", "")
+
+
+def _notebooks(folder: Path) -> list[Path]:
+    return sorted(folder.glob("*.ipynb"))

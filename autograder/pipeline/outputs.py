@@ -1,0 +1,107 @@
+"""What an autograded notebook says, cell by cell: status, the failure message, scenarios.
+
+nbgrader's gradebook holds the points; the outputs hold why. The hidden test cells call
+autograder.exercise_kit.grading.grade(globals(), topic, rules[, device]) and print a report
+naming each failed scenario (`[leaf.op_result_not_leaf] failed ...`) and the seed it used.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import nbformat
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+FAILED_SCENARIO = re.compile(r"^\[([\w.]+)\] (?:failed|not run)", re.M)
+SEED = re.compile(r"seed (\d+): score")
+NOT_RUN_NO_GPU = "not run: no GPU on the grader"
+
+
+def read_cells(folder: Path) -> dict[tuple[str, str], dict]:
+    """(notebook, grade_id) -> {text, error, scenarios, seeds} for each graded cell found."""
+    found = {}
+    for path in sorted(folder.glob("*.ipynb")) if folder.is_dir() else []:
+        nb = nbformat.read(path, as_version=4)
+        for cell in nb.cells:
+            grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+            if cell.cell_type == "code" and grade_id:
+                found[(path.stem, grade_id)] = _cell_facts(cell)
+    return found
+
+
+def incidents(folder: Path) -> list[str]:
+    """One sentence per cell whose kernel died or that ran past the cell time limit."""
+    from autograder.pipeline.execute import KERNEL_DIED
+
+    found = []
+    for path in sorted(folder.glob("*.ipynb")) if folder.is_dir() else []:
+        for index, cell in enumerate(nbformat.read(path, as_version=4).cells):
+            name = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") or f"#{index}"
+            for out in cell.get("outputs", []):
+                if out.output_type != "error":
+                    continue
+                if out.ename == KERNEL_DIED:
+                    found.append(
+                        f"{path.name}: the kernel died in cell '{name}'; the cells after it "
+                        "were graded in a new kernel"
+                    )
+                elif out.ename == "CellTimeoutError":
+                    found.append(f"{path.name}: cell '{name}' ran past the cell time limit")
+    return found
+
+
+def _cell_facts(cell) -> dict:
+    text = "".join(
+        ANSI.sub("", out.get("text", "")) for out in cell.outputs if out.output_type == "stream"
+    )
+    errors = [out for out in cell.outputs if out.output_type == "error"]
+    error = ""
+    if errors:
+        last = errors[-1]
+        error = ANSI.sub("", f"{last.ename}: {last.evalue}".strip().rstrip(":")).splitlines()[0]
+    return {
+        "text": text,
+        "error": error,
+        "ran": bool(cell.outputs) or cell.get("execution_count") is not None,
+        "scenarios": planned_scenarios(cell.source),
+        "failed": sorted(set(FAILED_SCENARIO.findall(text))),
+        "seeds": sorted({int(s) for s in SEED.findall(text)}),
+    }
+
+
+def planned_scenarios(source: str) -> list[str]:
+    """Scenario ids the cell's grade(...) calls select from the catalogue ([] if none)."""
+    from autograder.scenarios import select
+
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    ids = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "grade"):
+            continue
+        try:
+            topic, rules, *device = (ast.literal_eval(arg) for arg in node.args[1:4])
+        except (ValueError, TypeError):
+            continue
+        chosen = select(rules=list(rules), topics=[topic], device=device[0] if device else "cpu")
+        ids.extend(sc.id for sc in chosen)
+    return ids
+
+
+def status_and_message(score: float, max_score: float, facts: dict | None) -> tuple[str, str]:
+    """('passed'|'failed'|'not run'|'missing', one line a person can act on)."""
+    if facts is None:
+        return "missing", "cell not found in the graded notebook"
+    if max_score and score >= max_score:
+        return "passed", ""
+    if NOT_RUN_NO_GPU in facts["text"] or NOT_RUN_NO_GPU in facts["error"]:
+        return "not run", NOT_RUN_NO_GPU
+    if facts["error"]:
+        return "failed", facts["error"]
+    if not facts["ran"]:
+        return "not run", "the cell did not run"
+    return "failed", "no points (the cell printed to stderr or gave no result)"

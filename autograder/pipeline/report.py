@@ -1,0 +1,174 @@
+"""`minigrad-course report`: the class at a glance, as HTML with PNG figures.
+
+Score distribution per assignment, pass rate per scenario, the most common failure messages,
+the submissions graded with problems (and why), and what collect left out.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections import Counter, defaultdict
+from pathlib import Path
+
+from autograder.pipeline.table import class_scores, grade_table
+
+TOP_MESSAGES = 12
+
+
+def summarise(course) -> dict:
+    """Plain data behind the report (also what tests check)."""
+    students, assignments, scores, runs = class_scores(course)
+    percent = defaultdict(list)
+    for (_, assignment), (score, maximum) in sorted(scores.items()):
+        percent[assignment].append(100.0 * score / maximum if maximum else 0.0)
+    attempts, passes, messages, problems = Counter(), Counter(), Counter(), []
+    for (student, assignment), run in sorted(runs.items()):
+        result = run.result
+        for scenario in result["scenarios"]:
+            attempts[scenario["id"]] += 1
+            passes[scenario["id"]] += scenario["passed"]
+        for cell in result["cells"]:
+            if cell["status"] != "passed" and cell["message"]:
+                messages[cell["message"]] += 1
+        if run.status != "graded":
+            problems.append(
+                {
+                    "student": student,
+                    "assignment": assignment,
+                    "status": run.status,
+                    "notes": result["notes"],
+                }
+            )
+    record = course.work / "collect-problems.json"
+    collected = json.loads(record.read_text()) if record.is_file() else {}
+    return {
+        "students": students,
+        "assignments": assignments,
+        "percent": {a: percent.get(a, []) for a in assignments},
+        "pass_rate": {s: passes[s] / attempts[s] for s in sorted(attempts)},
+        "attempts": dict(attempts),
+        "messages": messages.most_common(TOP_MESSAGES),
+        "problems": problems,
+        "collect_problems": collected,
+    }
+
+
+def write_report(course, out: Path) -> Path:
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    data = summarise(course)
+    figures = [
+        _plot_scores(data, out / "score_distribution.png"),
+        _plot_pass_rates(data, out / "scenario_pass_rate.png"),
+        _plot_messages(data, out / "failure_messages.png"),
+    ]
+    page = out / "index.html"
+    page.write_text(_page(data, grade_table(course), [f for f in figures if f]))
+    return page
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _plot_scores(data, path: Path):
+    assignments = data["assignments"]
+    if not assignments:
+        return None
+    plt = _pyplot()
+    fig, axes = plt.subplots(
+        1, len(assignments), figsize=(3 * len(assignments), 2.6), sharey=True, squeeze=False
+    )
+    for ax, assignment in zip(axes[0], assignments):
+        ax.hist(data["percent"][assignment], bins=range(0, 101, 10), color="#4c72b0")
+        ax.set_title(assignment, fontsize=9)
+        ax.set_xlabel("score (%)")
+    axes[0][0].set_ylabel("submissions")
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path.name, "Score distribution per assignment"
+
+
+def _plot_pass_rates(data, path: Path):
+    rates = sorted(data["pass_rate"].items(), key=lambda kv: (kv[1], kv[0]))
+    if not rates:
+        return None
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(7, 0.22 * len(rates) + 1))
+    ax.barh(
+        [f"{s} ({data['attempts'][s]})" for s, _ in rates],
+        [100 * r for _, r in rates],
+        color="#55a868",
+    )
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("pass rate (%), submissions in brackets")
+    ax.tick_params(axis="y", labelsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path.name, "Pass rate per scenario"
+
+
+def _plot_messages(data, path: Path):
+    messages = data["messages"][::-1]
+    if not messages:
+        return None
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(8, 0.3 * len(messages) + 1))
+    ax.barh([_short(m, 70) for m, _ in messages], [n for _, n in messages], color="#c44e52")
+    ax.set_xlabel("test cells")
+    ax.tick_params(axis="y", labelsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path.name, "Most common failure messages"
+
+
+def _short(text: str, n: int) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def _page(data, table: str, figures) -> str:
+    esc = html.escape
+    parts = [
+        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>Class report</title>",
+        "<style>body{font-family:sans-serif;max-width:1000px;margin:auto}"
+        "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}</style></head><body>",
+        "<h1>Class report</h1>",
+        f"<p>{len(data['students'])} students, {len(data['assignments'])} assignments.</p>",
+        f"<h2>Grades</h2><pre>{esc(table)}</pre>",
+    ]
+    for name, title in figures:
+        parts.append(f"<h2>{esc(title)}</h2><img src='{esc(name)}' alt='{esc(title)}'>")
+    if data["messages"]:
+        parts.append("<h2>Failure messages</h2><table><tr><th>cells</th><th>message</th></tr>")
+        parts += [f"<tr><td>{n}</td><td>{esc(m)}</td></tr>" for m, n in data["messages"]]
+        parts.append("</table>")
+    parts.append("<h2>Submissions with problems</h2>")
+    if data["problems"]:
+        parts.append(
+            "<table><tr><th>student</th><th>assignment</th><th>status</th><th>why</th></tr>"
+        )
+        for p in data["problems"]:
+            why = "<br>".join(esc(n) for n in p["notes"])
+            parts.append(
+                f"<tr><td>{esc(p['student'])}</td><td>{esc(p['assignment'])}</td>"
+                f"<td>{esc(p['status'])}</td><td>{why}</td></tr>"
+            )
+        parts.append("</table>")
+    else:
+        parts.append("<p>None.</p>")
+    left_out = [(a, p) for a, found in sorted(data["collect_problems"].items()) for p in found]
+    if left_out:
+        parts.append("<h2>Left out by collect</h2><ul>")
+        parts += [f"<li>{esc(a)}: {esc(p)}</li>" for a, p in left_out]
+        parts.append("</ul>")
+    parts.append("</body></html>")
+    return "".join(parts)

@@ -1,0 +1,72 @@
+"""The pipeline's own record, beside nbgrader's tables: one row per grading run.
+
+It holds what nbgrader's gradebook has no place for: the seed a run used (an appeal reuses
+it), a fingerprint of the collected files (a resumed class skips what is graded and
+unchanged), and the run's result (notes, per-cell messages, scenarios) for reports.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+
+from sqlalchemy import BigInteger, Column, DateTime, Float, Integer, String, Text, select
+from sqlalchemy.orm import declarative_base
+
+Base = declarative_base()
+
+
+class GradingRun(Base):
+    __tablename__ = "minigrad_grading_run"
+    id = Column(Integer, primary_key=True, autoincrement=True)
+    student_id = Column(String(128), nullable=False, index=True)
+    assignment_id = Column(String(128), nullable=False, index=True)
+    seed = Column(BigInteger, nullable=False)
+    fingerprint = Column(String(64), nullable=False)
+    status = Column(String(32), nullable=False)
+    score = Column(Float, nullable=False)
+    max_score = Column(Float, nullable=False)
+    finished_at = Column(DateTime, nullable=False)
+    duration_s = Column(Float)
+    result_json = Column(Text, nullable=False)
+
+    @property
+    def result(self) -> dict:
+        return json.loads(self.result_json)
+
+
+def ensure_table(engine) -> None:
+    Base.metadata.create_all(bind=engine)
+
+
+def new_run(result: dict, fingerprint: str) -> GradingRun:
+    return GradingRun(
+        student_id=result["student"],
+        assignment_id=result["assignment"],
+        seed=result["seed"],
+        fingerprint=fingerprint,
+        status=result["status"],
+        score=sum(c["score"] for c in result["cells"]),
+        max_score=sum(c["max_score"] for c in result["cells"]),
+        finished_at=datetime.now(timezone.utc).replace(tzinfo=None),
+        duration_s=result.get("duration_s"),
+        result_json=json.dumps(result),
+    )
+
+
+def latest_runs(session) -> dict[tuple[str, str], GradingRun]:
+    """(student, assignment) -> the last run that was written for it."""
+    latest: dict[tuple[str, str], GradingRun] = {}
+    for run in session.execute(select(GradingRun).order_by(GradingRun.id)).scalars():
+        latest[(run.student_id, run.assignment_id)] = run
+    return latest
+
+
+def fingerprint(folder: Path) -> str:
+    """sha256 of a submission's files (names and bytes): changes when it is collected anew."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        digest.update(str(path.relative_to(folder)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()

@@ -1,0 +1,49 @@
+"""The grade table: one row per student, one column per assignment, from the gradebook."""
+
+from __future__ import annotations
+
+from autograder.pipeline.runs import latest_runs
+
+
+def class_scores(course) -> tuple[list[str], list[str], dict, dict]:
+    """students, assignments, {(student, assignment): (score, max)}, {(s, a): latest run}."""
+    with course.gradebook() as gb:
+        students = sorted(s.id for s in gb.students)
+        assignments = sorted(a.name for a in gb.assignments)
+        scores = {}
+        for assignment in gb.assignments:
+            for submission in assignment.submissions:
+                scores[(submission.student.id, assignment.name)] = (
+                    submission.score,
+                    submission.max_score,
+                )
+        runs = latest_runs(gb.db)
+    return students, assignments, scores, runs
+
+
+def grade_table(course) -> str:
+    students, assignments, scores, runs = class_scores(course)
+    header = ["student", *assignments, "total"]
+    rows = []
+    for student in students:
+        row, total, possible = [student], 0.0, 0.0
+        for assignment in assignments:
+            if (student, assignment) not in scores:
+                row.append("-")
+                continue
+            score, maximum = scores[(student, assignment)]
+            run = runs.get((student, assignment))
+            flag = "" if run is None or run.status == "graded" else " *"
+            row.append(f"{score:g}/{maximum:g}{flag}")
+            total, possible = total + score, possible + maximum
+        row.append(f"{total:g}/{possible:g}" if possible else "-")
+        rows.append(row)
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    lines = [
+        "  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip() for r in [header, *rows]
+    ]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    lines.append(
+        "(- not submitted; * graded with problems or not graded: see `minigrad-course report`)"
+    )
+    return "\n".join(lines)
