@@ -1,0 +1,25 @@
+"""Sealed grading: scores for untrusted notebooks that no student code can influence.
+
+    from autograder import sealed
+    contract = sealed.Contract.from_notebook("source/leaf_nodes/leaf_nodes.ipynb")
+    result = sealed.grade_notebook(contract, "submitted/alice/leaf_nodes/leaf_nodes.ipynb")
+    sealed.write_scores(gradebook, "leaf_nodes", "alice", result)    # after nbgrader autograde
+    sealed.seal_feedback(autograded_notebook_path, result)            # before generate_feedback
+
+The trust model (what is defended, how, and what is not) is in the README, "Trust model".
+"""
+
+from autograder.sealed.contract import Contract, ContractError
+from autograder.sealed.grade import CellScore, SealedResult, grade_notebook
+from autograder.sealed.sandbox import Limits, layers, missing_layers
+
+__all__ = [
+    "CellScore",
+    "Contract",
+    "ContractError",
+    "Limits",
+    "SealedResult",
+    "grade_notebook",
+    "layers",
+    "missing_layers",
+]

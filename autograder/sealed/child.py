@@ -1,0 +1,105 @@
+"""The sealed child: runs the student's answer cells and the scenarios inside the sandbox.
+
+It is started by sandbox.Sandbox with only the observing side of the autograder and NumPy
+importable (torch and minigrad are not there to import). It reads one JSON request on stdin:
+
+    {"cells": [{"id": ..., "kind": "given" | "answer", "source": ...}, ...],
+     "scenarios": [scenario ids], "seed": int, "device": "cpu", "cell_s": s, "scenario_s": s}
+
+executes the cells in order in one namespace (a notebook's globals), adapts the engine with
+autograder.engine_from, and runs each scenario in a process forked from that state (so each
+sees the engine as freshly defined, and a crash ends one scenario only). It writes JSON lines
+to the result pipe: one {"cells": [...], "engine_names": [...]} line, then one
+{"scenario": id, "result": {...}} line per scenario as it completes (a run stopped by the
+wall clock keeps what it finished), then {"done": true}.
+
+Nothing here is trusted by the parent: the student's code shares this process and may change
+any of it. The parent only accepts observations that match PyTorch's on values drawn from the
+seed it chose, so whatever this process writes earns only what a correct engine earns.
+"""
+
+import builtins
+import json
+import linecache
+import os
+import re
+import sys
+import traceback
+
+from autograder.engine import ENGINE_NAMES, engine_from
+from autograder.observe import ScenarioTimeout, _time_limit, has_name
+from autograder.observe_child import answer
+from autograder.scenarios import load_catalogue
+
+_MAGIC = re.compile(r"^([ \t]*)([%!].*)$", re.M)
+_MESSAGE_LIMIT = 2000
+_TRACEBACK_FRAMES = 8
+
+
+def main(result_fd: int) -> None:
+    request = json.loads(sys.stdin.buffer.read())
+    sys.stdin.close()
+    channel = os.fdopen(result_fd, "wb", buffering=0)
+    load_catalogue()
+    namespace = {"__name__": "__main__", "__builtins__": builtins}
+    cells = [run_cell(namespace, cell, request["cell_s"]) for cell in request["cells"]]
+    engine = engine_from(namespace)
+    present = [name for name in ENGINE_NAMES if has_name(engine, name)]
+    _send(channel, {"cells": cells, "engine_names": present})
+    for scenario_id in request["scenarios"]:
+        result = answer(
+            engine,
+            {"scenario": scenario_id, "module": None, "seed": request["seed"],
+             "device": request["device"], "time_limit": request["scenario_s"]},
+        )  # fmt: skip
+        _send(channel, {"scenario": scenario_id, "result": result})
+    _send(channel, {"done": True})
+
+
+def _send(channel, message: dict) -> None:
+    channel.write(json.dumps(message).encode() + b"\n")
+
+
+def run_cell(namespace: dict, cell: dict, time_limit: float) -> dict:
+    """Execute one cell; report ok, or the error (type, message, the cell frames only)."""
+    report = {"id": cell["id"], "kind": cell["kind"], "status": "ok"}
+    filename = f"<{cell['kind']} cell {cell['id']}>"
+    try:
+        code, source, note = _compile(cell["source"], filename)
+    except SyntaxError as exc:
+        report.update(status="error", error=_error(exc))
+        return report
+    if note:
+        report["note"] = note
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    try:
+        with _time_limit(time_limit):
+            exec(code, namespace)
+    except ScenarioTimeout:
+        report.update(status="timeout", error={"type": "Timeout",
+                      "message": f"the cell ran longer than {time_limit:g} s"})  # fmt: skip
+    except BaseException as exc:  # noqa: BLE001  (SystemExit and KeyboardInterrupt included)
+        report.update(status="error", error=_error(exc))
+    return report
+
+
+def _compile(source: str, filename: str):
+    """(code, source, note); IPython line magics and shell escapes mean nothing here, so a
+    cell that only compiles without them runs without them."""
+    try:
+        return compile(source, filename, "exec"), source, ""
+    except SyntaxError:
+        if not _MAGIC.search(source):
+            raise
+    source = _MAGIC.sub(r"\1pass  # ignored in the sealed run: \2", source)
+    return compile(source, filename, "exec"), source, "IPython magic or shell lines were ignored"
+
+
+def _error(exc: BaseException) -> dict:
+    """Type, message and the traceback's frames in cells (the student's and the given code)."""
+    message = str(exc)
+    if len(message) > _MESSAGE_LIMIT:
+        message = message[:_MESSAGE_LIMIT] + " ..."
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.startswith("<")]
+    lines = traceback.format_list(frames[-_TRACEBACK_FRAMES:])
+    return {"type": type(exc).__name__, "message": message, "traceback": "".join(lines)}

@@ -1,0 +1,265 @@
+"""The trusted parent of a sealed run: per-test-cell scores no student code can influence.
+
+    contract = Contract.from_notebook(source_notebook)          # the instructor's, trusted
+    result = grade_notebook(contract, "submitted/alice/leaf_nodes/leaf_nodes.ipynb")
+    result.cells["test_L3"].points, result.notes, result.seed   # JSON: result.to_json()
+
+The student's answer cells and the scenarios run in the sandbox (sandbox.py) on a seed this
+process chose; they send back plain JSON observations. This process runs the same scenarios
+on PyTorch with the same seed, compares (autograder.compare) and gives each test cell its
+points when every scenario it checks matched. Nothing the child sends is executed or
+unpickled; a malformed or missing observation is a difference, never a pass.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import asdict, dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from autograder.compare import compare_scenario
+from autograder.observe import observe
+from autograder.report import NOT_RUN_NO_GPU, Report, ScenarioResult
+from autograder.scenarios import REGISTRY, load_catalogue
+from autograder.sealed.contract import Contract, TestCell
+from autograder.sealed.sandbox import Limits, Outcome, Sandbox, layers, missing_layers
+from autograder.sealed.submission import Program, assemble
+
+ENGINE_LABEL = "your engine"
+
+
+@dataclass
+class CellScore:
+    grade_id: str
+    points: float
+    max_points: float
+    status: str  # "passed", "failed" or "not run"
+    feedback: str  # what the student reads under the test cell (no hidden test source)
+
+
+@dataclass
+class SealedResult:
+    notebook: str
+    seed: int
+    cells: dict[str, CellScore]  # test cells by grade_id
+    notes: list[str] = field(default_factory=list)  # for the student and the instructor
+    layers: dict[str, str] = field(default_factory=dict)
+    answer_errors: dict[str, str] = field(default_factory=dict)  # answer grade_id -> error
+
+    @property
+    def score(self) -> float:
+        return sum(c.points for c in self.cells.values())
+
+    @property
+    def max_score(self) -> float:
+        return sum(c.max_points for c in self.cells.values())
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> SealedResult:
+        data = json.loads(text)
+        data["cells"] = {k: CellScore(**v) for k, v in data["cells"].items()}
+        return cls(**data)
+
+
+def grade_notebook(
+    contract: Contract, submission, seed: int | None = None, limits: Limits | None = None
+) -> SealedResult:
+    """Grade one submitted notebook (a path, or the notebook as a dict) in a sealed run.
+
+    Never raises for anything in the submission: what could not be graded scores 0 and is
+    explained in `notes` and in each cell's feedback. seed None draws a fresh one.
+    """
+    seed = secrets.randbelow(2**31) if seed is None else int(seed)
+    result = SealedResult(contract.name, seed, {}, layers=dict(layers()))
+    degraded = missing_layers()
+    if degraded:
+        result.notes.append("SEALED RUN DEGRADED, layers missing: " + "; ".join(degraded))
+    if isinstance(submission, dict):
+        notebook, problem = _checked(submission)
+    else:
+        path = Path(submission)
+        if path.stem != contract.name:
+            result.notes.append(
+                f"notebook submitted as {path.name!r}, graded as {contract.name}.ipynb"
+            )
+        notebook, problem = _read_notebook(path)
+    if notebook is None:
+        result.notes.append(f"the submission could not be read: {problem}")
+        for test in contract.tests:
+            result.cells[test.grade_id] = _zero(test, "failed", f"not graded: {problem}")
+        return result
+    program = assemble(contract, notebook)
+    result.notes.extend(program.notes)
+    gpu = _gpu_available()
+    for device in ("cpu", "cuda"):
+        tests = [t for t in contract.tests if t.device == device]
+        if not tests:
+            continue
+        if device == "cuda" and not gpu:
+            for test in tests:
+                result.cells[test.grade_id] = _zero(test, "not run", NOT_RUN_NO_GPU)
+            continue
+        _grade_device(tests, program, device, seed, limits or Limits(), result)
+    return result
+
+
+def _grade_device(tests, program: Program, device: str, seed: int, limits, result) -> None:
+    load_catalogue()
+    ids = sorted({sid for t in tests for c in t.checks for sid in c.scenario_ids()})
+    request = {"cells": program.cells, "scenarios": ids, "seed": seed, "device": device,
+               "cell_s": limits.cell_s, "scenario_s": limits.scenario_s}  # fmt: skip
+    with Sandbox(limits, gpu=device == "cuda") as box:
+        outcome = box.run(request)
+    cell_reports, observed, channel_notes = _read_outcome(outcome, ids)
+    result.notes.extend(channel_notes)
+    cell_notes = _cell_notes(cell_reports, program)
+    result.notes.extend(cell_notes)
+    for report in cell_reports:
+        if report.get("kind") == "answer" and report.get("status") != "ok":
+            result.answer_errors[str(report.get("id"))] = _error_text(report)
+    reference = _reference(tuple(ids), seed, device)
+    verdicts = {}
+    for sid in ids:
+        verdicts[sid] = _differences(reference["scenarios"][sid], observed.get(sid), device)
+    why = outcome.problem or ""
+    for test in tests:
+        scenario_results = []
+        for check in test.checks:
+            for sid in check.scenario_ids():
+                diffs = verdicts[sid]
+                note = f"the sealed run {why}" if why and sid not in observed else ""
+                scenario_results.append(_scenario_result(sid, diffs, note))
+        report = Report(ENGINE_LABEL, device, seed, _torch_version(), scenario_results,
+                        notes=cell_notes + channel_notes)  # fmt: skip
+        passed = report.passed
+        result.cells[test.grade_id] = CellScore(
+            grade_id=test.grade_id,
+            points=test.points if passed else 0.0,
+            max_points=test.points,
+            status="passed" if passed else "failed",
+            feedback=report.summary() if passed else str(report),
+        )
+
+
+def _read_notebook(path: Path):
+    try:
+        notebook = json.loads(path.read_bytes())
+    except (OSError, ValueError) as exc:
+        return None, f"{type(exc).__name__}: {str(exc)[:200]}"
+    return _checked(notebook)
+
+
+def _checked(notebook):
+    if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
+        return None, "not a Jupyter notebook (no list of cells)"
+    return notebook, ""
+
+
+def _read_outcome(outcome: Outcome, ids) -> tuple[list, dict, list[str]]:
+    """The child's cell reports and scenario results, and notes on anything odd."""
+    notes = []
+    if outcome.problem:
+        tail = outcome.stderr_tail.strip().splitlines()[-3:]
+        notes.append(
+            f"the sealed run {outcome.problem}" + (f"; last output: {tail}" if tail else "")
+        )
+    if outcome.malformed:
+        notes.append(f"{outcome.malformed} line(s) on the result pipe were not JSON objects")
+    cell_reports = []
+    observed: dict[str, dict] = {}
+    repeated = set()
+    for message in outcome.messages:
+        if "cells" in message and not cell_reports and isinstance(message["cells"], list):
+            cell_reports = [c for c in message["cells"] if isinstance(c, dict)]
+        elif message.get("scenario") in ids:
+            sid = message["scenario"]
+            if sid in observed:
+                repeated.add(sid)
+            observed[sid] = message.get("result")
+    for sid in repeated:  # someone else wrote to the pipe: trust neither answer
+        observed[sid] = None
+    if repeated:
+        notes.append(f"scenario results were sent twice (not trusted): {sorted(repeated)}")
+    return cell_reports, observed, notes
+
+
+def _cell_notes(reports: list, program: Program) -> list[str]:
+    """What went wrong while the cells were being defined (the student's own tracebacks)."""
+    notes = []
+    for report in reports:
+        if report.get("note"):
+            notes.append(f"{report.get('kind')} cell {report.get('id')}: {report['note']}")
+        if report.get("status") == "ok" or report.get("id") in program.missing:
+            continue
+        notes.append(f"{report.get('kind')} cell {report.get('id')} {_error_text(report)}")
+    return notes
+
+
+def _error_text(report: dict) -> str:
+    error = report.get("error") if isinstance(report.get("error"), dict) else {}
+    text = f"raised {error.get('type')}: {str(error.get('message', ''))[:500]}"
+    if error.get("traceback"):
+        text += "\n" + str(error["traceback"])[:2000]
+    return text
+
+
+def _differences(reference: dict, engine, device: str) -> list[dict]:
+    if engine is not None and not _well_formed(engine):
+        engine = {"status": "error", "observations": [],
+                  "error": {"type": "Malformed", "message": "unreadable observations"}}  # fmt: skip
+    try:
+        return compare_scenario(reference, engine, device)
+    except Exception as exc:  # a well-formed shape with odd contents: never a pass
+        return [_malformed(f"{type(exc).__name__}: {exc}")]
+
+
+def _well_formed(engine) -> bool:
+    if not isinstance(engine, dict) or not isinstance(engine.get("status"), str):
+        return False
+    observations = engine.get("observations")
+    if not isinstance(observations, list):
+        return False
+    return all(isinstance(o, dict) and isinstance(o.get("label"), str) for o in observations)
+
+
+def _malformed(text: str) -> dict:
+    return {"label": None, "field": "observations", "reference": "readable",
+            "engine": f"unreadable ({text[:200]})",
+            "summary": f"observations: unreadable ({text[:200]})"}  # fmt: skip
+
+
+def _scenario_result(sid: str, diffs: list[dict], note: str) -> ScenarioResult:
+    sc = REGISTRY[sid]
+    return ScenarioResult(
+        id=sid, rules=sc.rules, topic=sc.topic, lecture=sc.lecture, weight=sc.weight,
+        status="failed" if diffs else "passed", differences=list(diffs), note=note,
+    )  # fmt: skip
+
+
+def _zero(test: TestCell, status: str, feedback: str) -> CellScore:
+    return CellScore(test.grade_id, 0.0, test.points, status, feedback)
+
+
+@lru_cache(maxsize=8)
+def _reference(ids: tuple[str, ...], seed: int, device: str) -> dict:
+    """PyTorch's observations (the same for every student graded with this seed)."""
+    import torch  # the trusted side only
+
+    return observe(torch, list(ids), seed=seed, device=device)
+
+
+def _torch_version() -> str:
+    import torch
+
+    return torch.__version__
+
+
+def _gpu_available() -> bool:
+    import torch
+
+    return bool(torch.cuda.is_available())

@@ -1,0 +1,458 @@
+"""Run the sealed child: a separate process, resource limits, an unprivileged uid, a namespace.
+
+    with Sandbox(limits) as box:          # claims a uid slot
+        outcome = box.run(request)        # -> Outcome: the child's JSON answer or why none
+
+Layers, outermost first (each one reported by `layers()`; a missing one is named in every
+result, never silently skipped):
+
+- process: the child is another interpreter; the parent only reads JSON from a pipe;
+- rlimits: CPU seconds, address space, processes, file size, open files, no core dumps
+  (`prlimit`), plus a wall-clock deadline after which the whole process group is killed;
+- uid: as root, the child runs as a dedicated system user `mgsealed<N>` (one per parallel
+  slot, so one student's fork bomb cannot exhaust another's process budget: RLIMIT_NPROC
+  counts processes per real uid and is not enforced for root);
+- namespace: bubblewrap builds the child's filesystem from nothing: /usr (without Python
+  packages), a Python interpreter without site-packages, NumPy, the autograder's observing
+  side (staged copies) and an 8 MiB /tmp. The course directory, the gradebook, other
+  submissions, torch and minigrad do not exist in it; there is no network, and its processes
+  live in their own PID namespace (killing bwrap kills them all).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import fcntl
+import importlib.util
+import json
+import os
+import pwd
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+AUTOGRADER = Path(__file__).resolve().parent.parent
+# The observing side: what runs scenarios on an engine and records them. Nothing else of the
+# autograder is staged (not check/compare, not exercise_kit: it holds the solutions).
+OBSERVING_SIDE = (
+    "engine.py",
+    "observe.py",
+    "observe_child.py",
+    "recorder.py",
+    "rules.py",
+    "scenarios.py",
+    "catalogue",
+    "sealed/child.py",
+)
+BOX = "/opt/sealed"  # where the staged environment appears inside the namespace
+SLOT_DIR = Path("/run/minigrad-sealed")
+USER_PREFIX = "mgsealed"
+MAX_SLOTS = 64
+ALLOWED_PACKAGES = ("numpy",)  # the only third-party package the child can import
+# and, for a run on a GPU, CuPy with what it loads (nvidia: the CUDA libraries' wheels)
+GPU_PACKAGES = ("cupy", "cupy_backends", "fastrlock", "nvidia")
+KEEP_OUTPUT = 4096  # bytes of the child's stdout/stderr kept for diagnostics
+
+
+@dataclass(frozen=True)
+class Limits:
+    wall_s: float = 60.0  # the whole sealed run: cells and scenarios
+    cpu_s: int = 60  # RLIMIT_CPU, per process
+    memory_bytes: int = 1 << 30  # RLIMIT_AS, per process
+    processes: int = 32  # RLIMIT_NPROC, for the sandbox uid
+    file_bytes: int = 4 << 20  # RLIMIT_FSIZE
+    tmp_bytes: int = 8 << 20  # the size of the namespace's /tmp
+    result_bytes: int = 32 << 20  # the most the parent reads back as the result
+    cell_s: float = 10.0  # one answer or given cell
+    scenario_s: float = 5.0  # one scenario
+
+
+@dataclass
+class Outcome:
+    messages: list  # the JSON lines the child wrote to its result pipe (objects only)
+    malformed: int  # lines that were not a JSON object
+    exit_status: int | None
+    timed_out: bool
+    stdout_head: str = ""
+    stderr_tail: str = ""
+    problem: str = ""  # why the run ended early, in words
+    layers: dict = field(default_factory=dict)
+
+
+@cache
+def layers() -> dict[str, str]:
+    """Each isolation layer: "active" or why it is missing on this platform."""
+    out = {"process": "active", "rlimits": "active"}
+    if not shutil.which("prlimit"):
+        out["rlimits"] = "MISSING: no prlimit (util-linux): wall-clock deadline only"
+    is_root = os.geteuid() == 0
+    if not is_root:
+        out["uid"] = "MISSING: not root, the child runs as the grading user (shared NPROC)"
+    elif not shutil.which("setpriv") or not shutil.which("useradd"):
+        out["uid"] = "MISSING: setpriv or useradd not found"
+    else:
+        out["uid"] = "active"
+    out["namespace"] = _probe_bwrap(is_root)
+    return out
+
+
+def missing_layers() -> list[str]:
+    return [f"{name}: {state}" for name, state in layers().items() if state != "active"]
+
+
+def _probe_bwrap(is_root: bool) -> str:
+    bwrap = shutil.which("bwrap")
+    if not bwrap:
+        return "MISSING: bubblewrap not installed (apt-get install bubblewrap)"
+    probe = [bwrap, *_unshare_args(is_root), "--ro-bind", "/usr", "/usr",
+             "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib",
+             "--symlink", "usr/lib64", "/lib64", "--", "/usr/bin/true"]  # fmt: skip
+    try:
+        done = subprocess.run(probe, capture_output=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"MISSING: bubblewrap failed to start ({exc})"
+    if done.returncode != 0:
+        return f"MISSING: bubblewrap cannot make namespaces here ({done.stderr.decode()[:200]})"
+    return "active"
+
+
+def _unshare_args(is_root: bool) -> list[str]:
+    # As root the namespace is made without a user namespace, so that setpriv can then drop
+    # to a real unprivileged uid (which RLIMIT_NPROC counts); otherwise a user namespace.
+    if is_root:
+        return ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
+                "--unshare-cgroup-try", "--die-with-parent", "--new-session"]  # fmt: skip
+    return ["--unshare-all", "--die-with-parent", "--new-session"]
+
+
+# -- the staged environment ------------------------------------------------------------------
+
+
+@cache
+def staged_root() -> Path:
+    """A private copy of the observing side (lib/autograder) and, for a run without a
+    namespace only, links to the allowed packages (site/)."""
+    root = Path(tempfile.mkdtemp(prefix="minigrad-sealed-"))
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
+    package = root / "lib" / "autograder"
+    (package / "sealed").mkdir(parents=True)
+    # minimal package files: importing the observing side must not import anything else
+    (package / "__init__.py").write_text('"""The observing side, staged for a sealed run."""\n')
+    (package / "sealed" / "__init__.py").write_text("")
+    for name in OBSERVING_SIDE:
+        source = AUTOGRADER / name
+        if source.is_dir():
+            shutil.copytree(source, package / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(source, package / name)
+    (root / "site").mkdir()
+    for name in ALLOWED_PACKAGES:
+        for directory in _package_dirs(name):
+            (root / "site" / directory.name).symlink_to(directory)
+    for path in [root, *root.rglob("*")]:
+        if not path.is_symlink():
+            path.chmod(0o755 if path.is_dir() else 0o644)
+    return root
+
+
+def _package_dirs(name: str) -> list[Path]:
+    """The directories of an installed package (and its bundled .libs), for read-only binds;
+    none when it is not installed."""
+    spec = importlib.util.find_spec(name)
+    if spec is None:
+        return []
+    found = [Path(p).resolve() for p in (spec.submodule_search_locations or [])]
+    libs = [d.with_name(f"{name}.libs") for d in found]
+    return found + [d for d in libs if d.is_dir()]
+
+
+def _python_home() -> tuple[Path, Path, Path]:
+    """(prefix, interpreter, site-packages) of the base Python (the venv's own base)."""
+    prefix = Path(sys.base_prefix).resolve()
+    interpreter = Path(getattr(sys, "_base_executable", sys.executable)).resolve()
+    if not interpreter.is_relative_to(prefix):  # a venv whose python links elsewhere
+        interpreter = prefix / "bin" / f"python{sys.version_info.major}.{sys.version_info.minor}"
+    purelib = Path(sysconfig.get_paths(vars={"base": str(prefix)})["purelib"])
+    return prefix, interpreter, purelib
+
+
+def _bwrap_args(limits: Limits, is_root: bool, gpu: bool) -> tuple[list[str], str]:
+    prefix, interpreter, purelib = _python_home()
+    python = f"{BOX}/python/{interpreter.relative_to(prefix)}"
+    args = [shutil.which("bwrap"), *_unshare_args(is_root),
+            "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin",
+            "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
+            "--proc", "/proc", "--dev", "/dev"]  # fmt: skip
+    # no Python package of the host is reachable, even by a path typed by hand
+    for hidden in ("/usr/lib/python3", "/usr/local/lib", "/usr/share/python3"):
+        if Path(hidden).is_dir():
+            args += ["--tmpfs", hidden]
+    if Path("/etc/ld.so.cache").exists():
+        args += ["--ro-bind", "/etc/ld.so.cache", "/etc/ld.so.cache"]
+    for directory in ("/opt", BOX, f"{BOX}/site"):
+        args += ["--perms", "0755", "--dir", directory]
+    args += ["--ro-bind", str(prefix), f"{BOX}/python"]
+    if purelib.is_relative_to(prefix) and purelib.is_dir():
+        args += ["--tmpfs", f"{BOX}/python/{purelib.relative_to(prefix)}"]
+    args += ["--ro-bind", str(staged_root() / "lib"), f"{BOX}/lib"]
+    for name in ALLOWED_PACKAGES + (GPU_PACKAGES if gpu else ()):
+        for directory in _package_dirs(name):
+            args += ["--ro-bind", str(directory), f"{BOX}/site/{directory.name}"]
+    if gpu:  # the GPU's device files; its driver libraries are in /usr already
+        for device in sorted(Path("/dev").glob("nvidia*")):
+            args += ["--dev-bind", str(device), str(device)]
+    args += ["--size", str(limits.tmp_bytes), "--perms", "1777", "--tmpfs", "/tmp",
+             "--chdir", "/tmp", "--clearenv"]  # fmt: skip
+    for key, value in _child_env(f"{BOX}/python/lib").items():
+        args += ["--setenv", key, value]
+    return args + ["--"], python
+
+
+def _child_env(library_path: str) -> dict[str, str]:
+    return {
+        "HOME": "/tmp",
+        "PATH": "/usr/bin:/bin",
+        "LANG": "C.UTF-8",
+        "LD_LIBRARY_PATH": library_path,
+        "OPENBLAS_NUM_THREADS": "1",  # one thread keeps the address space small
+        "OMP_NUM_THREADS": "1",
+        "PYTHONHASHSEED": "0",
+    }
+
+
+def _child_code(lib: str, site: str, result_fd: int) -> str:
+    return (
+        f"import sys; sys.path[:0] = [{lib!r}, {site!r}]; "
+        f"from autograder.sealed.child import main; main({result_fd})"
+    )
+
+
+# -- uid slots ---------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _claimed_slot():
+    """(uid, gid) of a sandbox user no other running sealed run holds; None when not root."""
+    if layers()["uid"] != "active":
+        yield None
+        return
+    SLOT_DIR.mkdir(mode=0o700, exist_ok=True)
+    for slot in range(MAX_SLOTS):
+        handle = open(SLOT_DIR / f"slot-{slot}.lock", "w")  # noqa: SIM115
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.close()
+            continue
+        try:
+            ids = _sandbox_user(f"{USER_PREFIX}{slot}")
+            _kill_all_of(ids[0])  # leftovers of a run that was itself killed
+            yield ids
+            _kill_all_of(ids[0])
+        finally:
+            handle.close()
+        return
+    raise RuntimeError(f"all {MAX_SLOTS} sandbox slots are busy")
+
+
+def _sandbox_user(name: str) -> tuple[int, int]:
+    try:
+        entry = pwd.getpwnam(name)
+    except KeyError:
+        subprocess.run(
+            ["useradd", "--system", "--no-create-home", "--home-dir", "/nonexistent",
+             "--shell", "/usr/sbin/nologin", "--user-group", name],
+            check=True, capture_output=True,
+        )  # fmt: skip
+        entry = pwd.getpwnam(name)
+    return entry.pw_uid, entry.pw_gid
+
+
+def _kill_all_of(uid: int) -> None:
+    """SIGKILL every process of `uid`: a child that takes that uid and kills -1 (POSIX: all
+    processes the sender may signal, i.e. that uid's, itself excepted)."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setgroups([])
+            os.setresuid(uid, uid, uid)
+            os.kill(-1, signal.SIGKILL)
+        except OSError:
+            pass
+        os._exit(0)
+    os.waitpid(pid, 0)
+
+
+# -- running ------------------------------------------------------------------------------------
+
+
+class Sandbox:
+    def __init__(self, limits: Limits | None = None, gpu: bool = False):
+        self.limits = limits or Limits()
+        self.gpu = gpu
+        self._slot = None
+        self._stack = contextlib.ExitStack()
+
+    def __enter__(self):
+        self._slot = self._stack.enter_context(_claimed_slot())
+        return self
+
+    def __exit__(self, *exc):
+        self._stack.close()
+
+    def command(self, result_fd: int) -> list[str]:
+        lim = self.limits
+        state = layers()
+        cmd = []
+        if state["rlimits"] == "active":
+            nproc = lim.processes if self._slot else _own_processes() + lim.processes
+            cmd += ["prlimit", f"--cpu={lim.cpu_s}", f"--as={lim.memory_bytes}",
+                    f"--nproc={nproc}", f"--fsize={lim.file_bytes}", "--nofile=256",
+                    "--core=0", "--"]  # fmt: skip
+        if state["namespace"] == "active":
+            wrap, python = _bwrap_args(lim, os.geteuid() == 0, self.gpu)
+            cmd += wrap
+            lib, site = f"{BOX}/lib", f"{BOX}/site"
+        else:
+            python = str(_python_home()[1])
+            lib, site = str(staged_root() / "lib"), str(staged_root() / "site")
+        if self._slot:
+            uid, gid = self._slot
+            cmd += ["setpriv", f"--reuid={uid}", f"--regid={gid}", "--clear-groups",
+                    "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]  # fmt: skip
+        return cmd + [python, "-I", "-S", "-c", _child_code(lib, site, result_fd)]
+
+    def run(self, request: dict) -> Outcome:
+        """Send `request` to a fresh child; wait for its JSON answer, at most limits.wall_s."""
+        state = layers()
+        env = _child_env("") if state["namespace"] == "active" else _fallback_env()
+        result_read, result_write = os.pipe()
+        try:
+            proc = subprocess.Popen(
+                self.command(result_write),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                pass_fds=(result_write,),
+                env=env,
+                cwd="/",
+                start_new_session=True,  # one process group to kill
+            )
+        finally:
+            os.close(result_write)
+        try:
+            with contextlib.suppress(BrokenPipeError):
+                proc.stdin.write(json.dumps(request).encode())
+                proc.stdin.close()
+            return self._collect(proc, result_read)
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            os.close(result_read)
+
+    def _collect(self, proc, result_read: int) -> Outcome:
+        lim = self.limits
+        deadline = time.monotonic() + lim.wall_s
+        chunks = {"result": bytearray(), "stdout": bytearray(), "stderr": bytearray()}
+        overflow = {"result": False, "stdout": False}
+        selector = selectors.DefaultSelector()
+        selector.register(result_read, selectors.EVENT_READ, "result")
+        selector.register(proc.stdout, selectors.EVENT_READ, "stdout")
+        selector.register(proc.stderr, selectors.EVENT_READ, "stderr")
+        caps = {"result": lim.result_bytes, "stdout": KEEP_OUTPUT}
+        timed_out = False
+        while selector.get_map():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                timed_out = True
+                break
+            for key, _ in selector.select(timeout=min(remaining, 1.0)):
+                data = os.read(key.fd, 1 << 16)
+                if not data:
+                    selector.unregister(key.fileobj)
+                    continue
+                buffer = chunks[key.data]
+                if key.data == "stderr":  # keep the tail: a crash explains itself last
+                    buffer += data
+                    del buffer[:-KEEP_OUTPUT]
+                elif len(buffer) < caps[key.data]:
+                    buffer += data[: caps[key.data] - len(buffer)]
+                else:
+                    overflow[key.data] = True  # keep draining, so the child never blocks
+        selector.close()
+        if timed_out:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+        try:
+            status = proc.wait(timeout=max(deadline - time.monotonic(), 5))
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            status = proc.wait()
+            timed_out = True
+        messages, malformed = _json_lines(bytes(chunks["result"]))
+        outcome = Outcome(
+            messages=messages,
+            malformed=malformed,
+            exit_status=status,
+            timed_out=timed_out,
+            stdout_head=chunks["stdout"].decode(errors="replace"),
+            stderr_tail=chunks["stderr"].decode(errors="replace"),
+            layers=dict(layers()),
+        )
+        if timed_out:
+            outcome.problem = f"stopped after the wall-clock limit of {lim.wall_s:g} s"
+        elif overflow["result"]:
+            outcome.problem = f"the result pipe carried more than {lim.result_bytes} bytes"
+        elif not any(m.get("done") for m in messages):
+            outcome.problem = f"the process ended before it finished ({_status_text(status)})"
+        return outcome
+
+
+def _json_lines(data: bytes) -> tuple[list[dict], int]:
+    messages, malformed = [], 0
+    for line in data.splitlines():
+        try:
+            message = json.loads(line)
+        except ValueError:
+            message = None
+        if isinstance(message, dict):
+            messages.append(message)
+        elif line.strip():
+            malformed += 1
+    return messages, malformed
+
+
+def _own_processes() -> int:
+    uid = os.getuid()
+    count = 0
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError):
+            if entry.name.isdigit() and entry.stat().st_uid == uid:
+                count += 1
+    return count
+
+
+def _fallback_env() -> dict[str, str]:
+    return _child_env(os.environ.get("LD_LIBRARY_PATH", ""))
+
+
+def _status_text(status: int | None) -> str:
+    if status is None:
+        return "still running"
+    if status < 0:
+        try:
+            name = signal.Signals(-status).name
+        except ValueError:
+            name = f"signal {-status}"
+        return f"killed by {name}"
+    return f"exit status {status}"
