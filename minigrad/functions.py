@@ -268,7 +268,7 @@ class SumBackward1(Node):
 class MeanBackward0(SumBackward0):
     def apply(self, g):
         n = max(1, math.prod(self.shape))
-        return (array_module(g).broadcast_to(g / n, self.shape),)
+        return (array_module(g).broadcast_to(g, self.shape) / n,)
 
 
 class MeanBackward1(SumBackward1):
@@ -591,9 +591,9 @@ class StackBackward0(Node):
         self.dim, self.metas = dim, metas
 
     def apply(self, g):
-        xp = array_module(g)
-        return tuple(
-            xp.take(g, i, axis=self.dim).astype(dt, copy=False) if nf[0] is not None else None
+        lead = (slice(None),) * self.dim
+        return tuple(  # views of g, as PyTorch's unbind
+            g[lead + (i,)].astype(dt, copy=False) if nf[0] is not None else None
             for i, (nf, (_, dt)) in enumerate(zip(self.next_functions, self.metas))
         )
 
@@ -604,13 +604,12 @@ class CatBackward0(Node):
         self.dim, self.metas = dim, metas
 
     def apply(self, g):
-        xp = array_module(g)
+        lead = (slice(None),) * self.dim
         out, start = [], 0
         for (node, _), (shape, dt) in zip(self.next_functions, self.metas):
             n = shape[self.dim]
-            if node is not None:
-                part = xp.take(g, xp.arange(start, start + n), axis=self.dim)
-                out.append(part.astype(dt, copy=False))
+            if node is not None:  # views of g, as PyTorch's narrow
+                out.append(g[lead + (slice(start, start + n),)].astype(dt, copy=False))
             else:
                 out.append(None)
             start += n

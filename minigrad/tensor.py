@@ -203,8 +203,9 @@ class Tensor:
         """Add an incoming gradient (array) into `.grad`, in this tensor's dtype.
 
         A leaf's first gradient takes over the engine's buffer (keeping the count of in-place
-        adds it saw, `version`; None means the buffer is shared and is copied). Later ones are
-        added in place. A retained non-leaf gradient is cloned, then summed out of place.
+        adds it saw, `version`; None means the buffer is shared or a view, and is copied).
+        Later ones are added in place. A retained non-leaf gradient is cloned, then summed
+        out of place.
         """
         if isinstance(g, np.generic):  # NumPy turns 0-d results into scalars
             g = np.asarray(g)
@@ -212,11 +213,15 @@ class Tensor:
             g, version = g.astype(self._data.dtype), 0
         if self._grad is None or retained:
             if self._grad is not None:
-                g = self._grad._data + g
-            elif version is None or retained:
-                g = g.copy()
+                g, version = self._grad._data + g, 0
+            elif retained:
+                g, version = g.copy(), 0
+            elif version is None:
+                # PyTorch copies a buffer it cannot take over with copy_() into a fresh
+                # tensor: that in-place copy is the new gradient's version 1.
+                g, version = g.copy(), 1
             self._grad = Tensor._make(g.reshape(self._data.shape), self._device, self._dtype)
-            self._grad._version_counter.value = 0 if retained else version or 0
+            self._grad._version_counter.value = version
         else:
             self._grad._data += g
             self._grad._version_counter.value += 1

@@ -33,11 +33,14 @@ def _count_dependencies(roots):
 
 
 def _add_into(slot, g):
-    """Sum a gradient into a slot [array, owned, version] as PyTorch's InputBuffer does.
+    """Sum a gradient into a slot [array, exclusive, version, takeable] as PyTorch's
+    InputBuffer does.
 
-    PyTorch adds into the gathered gradient in place when it owns it (a fresh array no one
-    else holds), otherwise out of place. The in-place adds show up as the `_version` of a
-    leaf's new `.grad`, so minigrad counts them the same way.
+    PyTorch adds into the gathered gradient in place when it holds that memory alone (a
+    fresh array, not a pass-through or a view), otherwise out of place. A leaf's new `.grad`
+    takes over the buffer when it is dense and not shared, keeping the count of in-place adds
+    as its `_version`; otherwise it is copied. minigrad follows the same bookkeeping so that
+    `.grad._version` reads as in PyTorch.
     """
     old = slot[0]
     if slot[1] and old.shape == g.shape and old.dtype == g.dtype:
@@ -47,10 +50,15 @@ def _add_into(slot, g):
         total = old + g
         if isinstance(total, np.generic):  # keep 0-d sums arrays, so later adds stay in place
             total = np.asarray(total)
-        slot[0], slot[1], slot[2] = total, True, 0
+        slot[0], slot[1], slot[2], slot[3] = total, True, 0, True
 
 
-def run_backward(roots, root_grads, retain_graph, capture=None, owned_roots=()):
+def _slot(g, incoming):
+    passed_on = g is incoming
+    return [g, not passed_on and g.base is None, 0, not passed_on and g.flags.c_contiguous]
+
+
+def run_backward(roots, root_grads, retain_graph, capture=None):
     """Propagate `root_grads` (arrays) from the `roots` edges through the graph.
 
     Nodes run when every edge into them has delivered, later-created nodes first.
@@ -58,13 +66,13 @@ def run_backward(roots, root_grads, retain_graph, capture=None, owned_roots=()):
     (this is how `autograd.grad` reads gradients without touching `.grad`).
     """
     deps = _count_dependencies([node for node, _ in roots])
-    buffers = {}  # node -> one slot per output: [array, owned, in-place adds]
-    for i, ((node, nr), g) in enumerate(zip(roots, root_grads)):
+    buffers = {}  # node -> one slot per output (see _add_into)
+    for (node, nr), g in zip(roots, root_grads):
         if node is None:
             continue
         slots = buffers.setdefault(node, [None] * node.n_outputs)
         if slots[nr] is None:
-            slots[nr] = [g, i in owned_roots, 0]
+            slots[nr] = [g, False, 0, False]  # the caller still holds root gradients
         else:
             _add_into(slots[nr], g)
     ready = []
@@ -91,7 +99,7 @@ def run_backward(roots, root_grads, retain_graph, capture=None, owned_roots=()):
                 out = (None,) * len(node.next_functions)
             elif type(node) is AccumulateGrad:
                 if capture is None and grads[0] is not None:
-                    node.apply(grads[0], slots[0][2] if slots[0][1] else None)
+                    node.apply(grads[0], slots[0][2] if slots[0][3] else None)
                 continue
             else:
                 out = node.apply(*grads)
@@ -108,8 +116,7 @@ def run_backward(roots, root_grads, retain_graph, capture=None, owned_roots=()):
                     if slots is None:
                         slots = buffers[nxt] = [None] * nxt.n_outputs
                     if slots[nr] is None:
-                        # owned: a fresh array, not the incoming one passed on, nor a view
-                        slots[nr] = [g, g is not incoming and g.base is None, 0]
+                        slots[nr] = _slot(g, incoming)
                     else:
                         _add_into(slots[nr], g)
                 left = deps[nxt] - 1
@@ -158,7 +165,7 @@ def check_roots(tensors, grad_tensors):
     """PyTorch's checks on what backward starts from, in PyTorch's order."""
     from ..tensor import Tensor
 
-    grads, owned = [], set()
+    grads = []
     for i, (t, g) in enumerate(zip(tensors, grad_tensors)):
         if not t.requires_grad:
             raise RuntimeError(msg.NO_GRAD_FN.format(i))
@@ -166,14 +173,13 @@ def check_roots(tensors, grad_tensors):
             if t._data.size != 1:
                 raise RuntimeError(msg.IMPLICIT_GRAD_NON_SCALAR)
             grads.append(t._xp.ones(t._data.shape, dtype=t._data.dtype))
-            owned.add(i)
         else:
             if not isinstance(g, Tensor):
                 g = Tensor._wrap(t._xp.asarray(g, dtype=t._data.dtype))
             if tuple(g.shape) != tuple(t.shape):
                 raise RuntimeError(msg.shape_mismatch(g.shape, t.shape))
             grads.append(g._data.astype(t._data.dtype, copy=False))
-    return grads, owned
+    return grads
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
@@ -188,8 +194,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         grad_tensors = [grad_tensors]
     if create_graph:
         raise NotImplementedError("minigrad computes first-order gradients only")
-    grads, owned = check_roots(tensors, grad_tensors)
-    run_backward([t._edge() for t in tensors], grads, bool(retain_graph), owned_roots=owned)
+    grads = check_roots(tensors, grad_tensors)
+    run_backward([t._edge() for t in tensors], grads, bool(retain_graph))
 
 
 def grad(
@@ -216,14 +222,13 @@ def grad(
     for t in inputs:
         if not t.requires_grad:
             raise RuntimeError(msg.INPUT_NO_GRAD)
-    grads, owned = check_roots(outputs, grad_outputs)
+    grads = check_roots(outputs, grad_outputs)
     targets = [t._edge()[0] for t in inputs]
     captured = run_backward(
         [t._edge() for t in outputs],
         grads,
         bool(retain_graph),
         capture=set(targets),
-        owned_roots=owned,
     )
     result = []
     for t, node in zip(inputs, targets):
