@@ -2,8 +2,9 @@
 
 One notebook = the shared skeleton (skeleton.py), the other four parts given solved (so the
 assignment stands alone), this assignment's part with nbgrader's solution markers, and its
-test cells: each a short visible test plus hidden tests that run the autograder's scenarios
-for one rule; a last hidden cell runs them on CUDA. Everything is deterministic (cell ids
+test cells: each hidden tests that run the autograder's scenarios for one rule (first, so that
+a graded cell's feedback is the autograder's report naming the rule) and a short visible
+test; a last cell runs the scenarios on CUDA. Everything is deterministic (cell ids
 included), so regenerating gives identical files.
 """
 
@@ -141,7 +142,7 @@ def build_notebook(a: Assignment) -> nbformat.NotebookNode:
                 raise ValueError(f"{a.part_file.name}: test cell for ungraded rule {rule!r}")
             tested.append(rule)
             nb.test(
-                f"test_{rule}", cell.source + "\n\n" + hidden_check(a, [rule]), cpu_points(a, rule)
+                f"test_{rule}", hidden_check(a, [rule]) + "\n\n" + cell.source, cpu_points(a, rule)
             )
     if sorted(tested) != sorted(a.rules):
         raise ValueError(f"{a.part_file.name}: test cells for {tested}, graded rules {a.rules}")
@@ -149,7 +150,7 @@ def build_notebook(a: Assignment) -> nbformat.NotebookNode:
     nb.markdown(part[gpu - 1].source)
     nb.test(
         f"test_cuda_{a.name}",
-        part[gpu].source + "\n\n" + hidden_check(a, a.cuda_rules, "cuda"),
+        hidden_check(a, a.cuda_rules, "cuda") + "\n\n" + part[gpu].source,
         cuda_points(a),
     )
     return new_notebook(

@@ -1,0 +1,389 @@
+"""The exercises, graded through real nbgrader (issue 5).
+
+Per assignment, one temporary nbgrader course (shared by that assignment's tests, which run
+on one xdist worker) releases the assignment and autogrades four submissions: the reference
+answer, the untouched stub, and two answers each carrying one typical student bug. Planted
+bugs are edits of the reference answer; each must cost exactly the points of the test cell
+of the rule it breaks, with feedback naming that rule.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder.exercise_kit.__main__ import write_solutions
+from autograder.exercise_kit.assignments import ASSIGNMENTS, BY_NAME
+from autograder.exercise_kit.cells import without_markers
+from autograder.exercise_kit.notebook import build_notebook, cpu_points, notebook_text
+from autograder.exercise_kit.release import EXERCISES, REPO, SOLUTIONS, Course, release
+
+NO_GPU = "not run: no GPU on the grader"
+
+# (rule, text of the reference answer, what the buggy answer has instead)
+BUGS = {
+    "leaf_nodes": [
+        (  # gradients overwritten instead of accumulated
+            "L8",
+            "        tensor._grad._data += grad._data\n        bump_version(tensor._grad)",
+            "        tensor._grad = grad",
+        ),
+        (  # retain_grad() marks leaves too
+            "L4",
+            "    if tensor.grad_fn is not None:\n        tensor._retains_grad = True",
+            "    tensor._retains_grad = True",
+        ),
+    ],
+    "detach_numpy": [
+        (  # detach() shares the memory but not the version counter
+            "D2",
+            "    alias = wrap(t._data, t.device)\n    share_version(alias, t)\n",
+            "    alias = wrap(t._data, t.device)\n",
+        ),
+        (  # numpy() does not refuse a tensor that requires grad
+            "D1",
+            "    if t.requires_grad and is_grad_enabled():\n"
+            "        raise RuntimeError(NUMPY_WITH_GRAD_ERROR)",
+            "    pass",
+        ),
+    ],
+    "inplace_versions": [
+        (  # in-place on a leaf that requires grad allowed
+            "I3",
+            "    if t.is_leaf and t.requires_grad:\n        raise RuntimeError(\n",
+            "    if False:\n        raise RuntimeError(\n",
+        ),
+        (  # the version error names the tensor's grad_fn even for a saved output
+            "I2",
+            "producer = saved.node if saved.is_output else tensor.grad_fn",
+            "producer = tensor.grad_fn",
+        ),
+    ],
+    "rebuilding_tensors": [
+        (  # tensor() of parts keeps the graph (it stacks them)
+            "R1",
+            "    values = number(data)\n",
+            "    if any(isinstance(x, Tensor) for x in data):\n        return stack(data)\n"
+            "    values = number(data)\n",
+        ),
+        (  # x[i] = v written into the whole tensor: IndexPutBackward0, never CopySlices
+            "R3",
+            "    if any(is_advanced(item) for item in parts):",
+            "    if True:",
+        ),
+    ],
+    "devices": [
+        (  # .to() copies even when nothing changes
+            "V1",
+            "    if where == t.device and kind is t.dtype and not copy:\n        return t\n",
+            "",
+        ),
+        (  # the gradient comes back in the copy's dtype, not the source's
+            "V2",
+            "        return (back.astype(self.source_dtype.numpy, copy=False),)",
+            "        return (back,)",
+        ),
+    ],
+}
+
+# A correct answer whose run makes NumPy and PyTorch warn (in the student's cells, printed to
+# stderr there) and that turns every warning on for the rest of the kernel.
+WARNING_PREAMBLE = (
+    "import warnings\n\nimport torch as _torch\n\n"
+    'warnings.simplefilter("always")\n'
+    "np.log(np.zeros(1))  # NumPy: RuntimeWarning, divide by zero\n"
+    "_torch.tensor(_torch.ones(1))  # PyTorch: UserWarning, copy construct from a tensor\n\n"
+)
+
+
+def gpu_present() -> bool:
+    import torch
+
+    try:
+        import cupy
+
+        return torch.cuda.is_available() and cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception:
+        return False
+
+
+def solution_sources(name: str) -> dict[str, str]:
+    """grade_id -> reference answer (markers removed) of each solution cell."""
+    nb = nbformat.read(SOLUTIONS / name / f"{name}.ipynb", as_version=4)
+    return {
+        c.metadata["nbgrader"]["grade_id"]: without_markers(c.source)
+        for c in nb.cells
+        if c.metadata.get("nbgrader", {}).get("solution")
+    }
+
+
+def answered(released: Path, name: str, edit=None, preamble: str = "") -> str:
+    """The released notebook with its solution cells answered (as a student would)."""
+    nb = nbformat.read(released, as_version=4)
+    answers = solution_sources(name)
+    edited = 0
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if not meta.get("solution"):
+            continue
+        source = answers[meta["grade_id"]]
+        if edit is not None and edit[0] in source:
+            assert source.count(edit[0]) == 1, edit[0]
+            source = source.replace(*edit)
+            edited += 1
+        cell.source = source
+    if preamble:
+        first = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution"))
+        first.source = preamble + first.source
+    assert edit is None or edited == 1, f"the bug's text is not in exactly one answer: {edit[0]!r}"
+    return nbformat.writes(nb)
+
+
+class Graded:
+    """One assignment released and autograded in a temporary course."""
+
+    def __init__(self, name: str, root: Path):
+        self.name = name
+        self.course = Course(root, [name])
+        self.released = self.course.generate(name)
+        submissions = {
+            "reference": answered(self.released, name),
+            "stub": self.released.read_text(),
+        }
+        for rule, old, new in BUGS[name]:
+            submissions[f"bug_{rule}"] = answered(self.released, name, (old, new))
+        if name == "leaf_nodes":
+            submissions["warnings"] = answered(self.released, name, preamble=WARNING_PREAMBLE)
+        self.scores = {}
+        for student, text in submissions.items():
+            self.course.submit(name, student, text)
+            self.scores[student] = self.course.autograde(name, student)
+
+    def cell(self, student: str, grade_id: str):
+        nb = nbformat.read(self.course.autograded_notebook(self.name, student), as_version=4)
+        (cell,) = [
+            c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id
+        ]
+        return cell
+
+
+def error_text(cell) -> str:
+    return " ".join(o.get("evalue", "") for o in cell.outputs if o.output_type == "error")
+
+
+def stderr_cells(notebook_path: Path) -> list[str]:
+    nb = nbformat.read(notebook_path, as_version=4)
+    return [
+        c.metadata["nbgrader"]["grade_id"]
+        for c in nb.cells
+        if c.metadata.get("nbgrader", {}).get("grade")
+        and any(o.output_type == "stream" and o.name == "stderr" for o in c.get("outputs", []))
+    ]
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    cache = {}
+
+    def get(name: str) -> Graded:
+        if name not in cache:
+            cache[name] = Graded(name, tmp_path_factory.mktemp(name))
+        return cache[name]
+
+    return get
+
+
+def per_assignment(names=None):
+    """Parametrise over assignments, each in its own xdist group (one shared course each)."""
+    return pytest.mark.parametrize(
+        "name",
+        [pytest.param(n, marks=pytest.mark.xdist_group(n)) for n in (names or BY_NAME)],
+    )
+
+
+def cuda_id(name: str) -> str:
+    return f"test_cuda_{name}"
+
+
+# -- generated files are current -------------------------------------------------------------
+
+
+@pytest.mark.xdist_group("generate")
+def test_solution_notebooks_are_regenerated_identically():
+    stale = [
+        a.name
+        for a in ASSIGNMENTS
+        if (SOLUTIONS / a.name / f"{a.name}.ipynb").read_text() != notebook_text(build_notebook(a))
+    ]
+    assert not stale, f"solutions/ is stale for {stale}: run `make exercises`"
+
+
+@pytest.mark.xdist_group("generate")
+def test_generator_writes_the_same_bytes_twice(tmp_path, monkeypatch):
+    import autograder.exercise_kit.__main__ as main
+
+    monkeypatch.setattr(main, "SOLUTIONS", tmp_path)
+    write_solutions(["devices"])
+    first = (tmp_path / "devices" / "devices.ipynb").read_text()
+    write_solutions(["devices"])
+    assert (tmp_path / "devices" / "devices.ipynb").read_text() == first
+
+
+@pytest.mark.xdist_group("generate")
+def test_exercises_are_nbgraders_release_of_solutions(tmp_path):
+    names = [a.name for a in ASSIGNMENTS]
+    release(names, tmp_path / "course", target=tmp_path / "released")
+    stale = [
+        n
+        for n in names
+        if (tmp_path / "released" / n / f"{n}.ipynb").read_text()
+        != (EXERCISES / n / f"{n}.ipynb").read_text()
+    ]
+    assert not stale, f"exercises/ is stale for {stale}: run `make exercises`"
+
+
+def test_instructor_config_points_at_solutions_and_exercises():
+    from traitlets.config.loader import PyFileConfigLoader
+
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(REPO / "course")).load_config()
+    root = Path(config.CourseDirectory.root)
+    assert (root / config.CourseDirectory.source_directory).resolve() == SOLUTIONS
+    assert (root / config.CourseDirectory.release_directory).resolve() == EXERCISES
+
+
+@per_assignment()
+def test_points_are_the_weights_of_the_rules_checked(name):
+    from autograder.scenarios import select
+
+    a = BY_NAME[name]
+    nb = nbformat.read(SOLUTIONS / name / f"{name}.ipynb", as_version=4)
+    points = {
+        c.metadata["nbgrader"]["grade_id"]: c.metadata["nbgrader"]["points"]
+        for c in nb.cells
+        if c.metadata.get("nbgrader", {}).get("grade")
+    }
+    expected = {
+        f"test_{r}": sum(s.weight for s in select(rules=[r], topics=[a.topic], device="cpu"))
+        for r in a.rules
+    }
+    expected[cuda_id(name)] = sum(
+        s.weight for s in select(rules=a.cuda_rules, topics=[a.topic], device="cuda")
+    )
+    assert points == expected
+    assert all(p > 0 for p in points.values())
+
+
+# -- grading through nbgrader ----------------------------------------------------------------
+
+
+@per_assignment()
+def test_reference_answer_gets_full_marks_except_cuda_without_gpu(graded, name):
+    g = graded(name)
+    scores = g.scores["reference"]
+    cpu = {k: v for k, v in scores.items() if "cuda" not in k}
+    assert cpu and all(score == top for score, top in cpu.values()), cpu
+    score, top = scores[cuda_id(name)]
+    if gpu_present():
+        assert score == top
+    else:
+        assert score == 0 < top
+        assert error_text(g.cell("reference", cuda_id(name))) == NO_GPU
+
+
+@per_assignment()
+def test_released_stub_scores_zero(graded, name):
+    scores = graded(name).scores["stub"]
+    assert len(scores) == len(BY_NAME[name].rules) + 1
+    assert all(score == 0 for score, _ in scores.values()), scores
+
+
+@per_assignment()
+def test_each_planted_bug_loses_exactly_its_rule(graded, name):
+    g = graded(name)
+    reference = g.scores["reference"]
+    for rule, _, _ in BUGS[name]:
+        scores = g.scores[f"bug_{rule}"]
+        lost = {k: reference[k][0] - scores[k][0] for k in reference if scores[k] != reference[k]}
+        assert lost == {f"test_{rule}": cpu_points(BY_NAME[name], rule)}, (rule, lost)
+        feedback = error_text(g.cell(f"bug_{rule}", f"test_{rule}"))
+        assert f"rule {rule}" in feedback, feedback
+
+
+@per_assignment(["leaf_nodes"])
+def test_warnings_from_numpy_and_pytorch_cost_nothing(graded, name):
+    g = graded(name)
+    assert g.scores["warnings"] == g.scores["reference"]
+    assert not stderr_cells(g.course.autograded_notebook(name, "warnings"))
+    assert not stderr_cells(g.course.autograded_notebook(name, "reference"))
+
+
+# -- nbgrader validate -----------------------------------------------------------------------
+
+
+def validate(path: Path, invert: bool) -> dict:
+    """nbgrader's Validator on one notebook, in a child process (it runs a kernel)."""
+    code = (
+        "import json, sys\n"
+        "from nbgrader.validator import Validator\n"
+        "v = Validator()\n"
+        f"v.invert = {invert}\n"
+        "v.execute_preprocessor_timeout = 900\n"
+        f"print(json.dumps(v.validate({str(path)!r})))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tempfile.gettempdir(),
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@per_assignment()
+def test_validate_passes_on_solutions_except_cuda(name):
+    result = validate(SOLUTIONS / name / f"{name}.ipynb", invert=False)
+    failed = result.get("failed", [])
+    if gpu_present():
+        assert not failed, failed
+    else:
+        assert len(failed) == 1 and "require_gpu()" in failed[0]["source"], failed
+        assert NO_GPU in failed[0]["raw_error"]
+    assert set(result) <= {"failed"}, result
+
+
+@per_assignment()
+def test_validate_invert_flags_every_test_cell_of_the_stubs(name):
+    result = validate(EXERCISES / name / f"{name}.ipynb", invert=True)
+    assert "passed" not in result and "changed" not in result, result
+
+
+# -- make check ------------------------------------------------------------------------------
+
+
+@pytest.mark.xdist_group("devices")
+def test_self_check_prints_the_graders_feedback(tmp_path):
+    from autograder.exercise_kit.selfcheck import run
+
+    name = "devices"
+    answered_path = tmp_path / name / f"{name}.ipynb"
+    answered_path.parent.mkdir()
+    answered_path.write_text(answered(EXERCISES / name / f"{name}.ipynb", name, BUGS[name][1][1:]))
+    out = tmp_path / "out.txt"
+    with out.open("w") as stream:
+        code = run(answered_path, out=stream)
+    text = out.read_text()
+    assert code == 1
+    assert "NOT PASSED: rule V2" in text and "rule V2: " in text
+    summary = text.split("===== summary =====")[1]
+    lines = {line.split()[0]: line for line in summary.strip().splitlines()}
+    a = BY_NAME[name]
+    for rule in a.rules:
+        earned = 0 if rule == "V2" else cpu_points(a, rule)
+        assert lines[f"test_{rule}"].split()[1] == f"{earned:g}", lines[f"test_{rule}"]
