@@ -51,7 +51,10 @@ def hidden_check(a: Assignment, rules, device="cpu") -> str:
     args = f'globals(), "{a.topic}", {list(rules)!r}'
     if device != "cpu":
         args += f', "{device}"'
+    where = "on a GPU" if device == "cuda" else "on fresh values"
     return (
+        f"# Graded: hidden tests run the autograder's scenarios for rule {', '.join(rules)} "
+        f"{where}.\n"
         "### BEGIN HIDDEN TESTS\n"
         "from autograder.exercise_kit.grading import grade\n\n"
         f"grade({args})\n"
