@@ -12,7 +12,7 @@ import secrets
 import shutil
 import sys
 
-from autograder.pipeline.grade_one import Job, blank_result
+from autograder.pipeline.grade_one import SEED_ENV, Job, blank_result
 from autograder.pipeline.progress import Progress
 from autograder.pipeline.runs import ensure_table, fingerprint, latest_runs
 from autograder.pipeline.supervisor import Limits, run_jobs
@@ -88,6 +88,11 @@ def grade_class(
             progress.step(
                 min(workers, running), f"{job.student}/{job.assignment} {score:g}/{total:g}"
             )
+    if any(r["seeds_seen"] and r["seeds_seen"] != [r["seed"]] for r in written):
+        stream.write(
+            f"warning: the hidden tests did not use the seed in {SEED_ENV}; an appeal "
+            "(--student) cannot draw the same values again\n"
+        )
     return written
 
 

@@ -3,17 +3,19 @@
 nbgrader's ClearHiddenTests removes the hidden region from a test cell's source, but the
 cell's outputs can still quote it: a traceback shows the failing line of the hidden test.
 This preprocessor runs first, while the hidden lines are still known: in graded cells it
-cuts each error to its last line ("AssertionError: ...") and blanks any output line that
-repeats a hidden line.
+blanks every output and traceback line (colours removed) that repeats a hidden line.
 """
 
 from __future__ import annotations
+
+import re
 
 from nbgrader import utils
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 BEGIN, END = "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"
 REMOVED = "[hidden test line removed]"
+ANSI = re.compile(r"\x1b\[[0-9;]*m")  # tracebacks are coloured token by token
 
 
 class HideHiddenTests(NbGraderPreprocessor):
@@ -23,8 +25,8 @@ class HideHiddenTests(NbGraderPreprocessor):
         hidden = _hidden_lines(cell.source)
         for output in cell.get("outputs", []):
             if output.output_type == "error":
-                output.traceback = [f"{output.ename}: {_scrub(output.evalue, hidden)}"]
                 output.evalue = _scrub(output.evalue, hidden)
+                output.traceback = [_scrub(ANSI.sub("", t), hidden) for t in output.traceback]
             elif output.output_type == "stream":
                 output.text = _scrub(output.text, hidden)
             else:
@@ -35,7 +37,7 @@ class HideHiddenTests(NbGraderPreprocessor):
 
 
 def _hidden_lines(source: str) -> set[str]:
-    lines, inside = set(), False
+    lines, inside = {BEGIN, END}, False
     for line in source.splitlines():
         if BEGIN in line:
             inside = True

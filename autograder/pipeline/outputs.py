@@ -15,6 +15,7 @@ import nbformat
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 FAILED_SCENARIO = re.compile(r"^\[([\w.]+)\] (?:failed|not run)", re.M)
+ARROW = re.compile(r"^-+> *\d+ ?")  # IPython marks the failing line: "---> 4 assert ..."
 SEED = re.compile(r"seed (\d+): score")
 NOT_RUN_NO_GPU = "not run: no GPU on the grader"
 
@@ -61,6 +62,11 @@ def _cell_facts(cell) -> dict:
     if errors:
         last = errors[-1]
         error = ANSI.sub("", f"{last.ename}: {last.evalue}".strip().rstrip(":")).splitlines()[0]
+        if not last.evalue.strip():  # a bare assert: name the line that failed
+            lines = [x for t in last.get("traceback", []) for x in ANSI.sub("", t).splitlines()]
+            failing = [ARROW.sub("", line).strip() for line in lines if ARROW.match(line)]
+            if failing:
+                error += f" at `{failing[-1]}`"
     return {
         "text": text,
         "error": error,

@@ -170,7 +170,7 @@ def _restore_metadata(nb, wanted, counts) -> list[str]:
 
     for cell in list(bare.values()):  # same cell id (nbformat >= 4.5 keeps ids)
         original = next((o for o in missing.values() if o.get("id") == cell.get("id")), None)
-        if original is not None and cell.cell_type == original.cell_type:
+        if original is not None:
             adopt(cell, original)
     for cell in list(bare.values()):  # same source: read-only cells students could not change
         original = next((o for o in missing.values() if o.source == cell.source), None)

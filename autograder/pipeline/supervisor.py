@@ -26,7 +26,14 @@ from multiprocessing.connection import wait
 
 import psutil
 
-PRELOAD = ["autograder.pipeline.grade_one", "nbgrader.converters", "nbgrader.apps"]
+# Imported once by the fork server, not once per submission (nbgrader alone takes seconds).
+PRELOAD = [
+    "autograder.pipeline.grade_one",
+    "autograder.pipeline.execute",
+    "autograder.catalogue",
+    "nbgrader.converters",
+    "nbgrader.apps",
+]
 POLL_S = 0.2
 
 

@@ -1,0 +1,241 @@
+"""`minigrad-course demo [DIR]` (`make demo`): a sample class graded end to end.
+
+The class is derived from solutions/ when the demo runs, so it always matches the current
+assignments: 14 notebook submissions from 10 students (correct, partly correct, unanswered,
+a typical bug of each assignment, and the broken files students hand in: invalid JSON,
+stripped metadata with a retyped cell, a renamed notebook, a kernel that dies, deleted and
+duplicated cells), downloaded from an LMS as one zip per assignment (Canvas-style file
+names, and Moodle-style folders for one assignment), plus two files collect must refuse: a
+student not on the roster and a notebook handed in twice. Then init, collect, grade,
+feedback, export and report run as an instructor would run them, and the grade table is
+printed.
+"""
+
+from __future__ import annotations
+
+import copy
+import shutil
+import zipfile
+from pathlib import Path
+
+import nbformat
+
+from autograder.exercise_kit.cells import without_markers
+from autograder.pipeline.course import CONFIG_FILE, Course
+
+ROSTER = [  # id, first name, last name
+    ("ada", "Ada", "Lovelace"),
+    ("ben", "Ben", "Bitdiddle"),
+    ("cy", "Cy", "D'Fect"),
+    ("dee", "Dee", "Cohen"),
+    ("eva", "Eva", "Lu Ator"),
+    ("fay", "Fay", "Tang"),
+    ("gus", "Gus", "Moreno"),
+    ("hal", "Hal", "Abelson"),
+    ("ivy", "Ivy", "Okafor"),
+    ("jo", "Jo", "Nakamura"),
+    ("kim", "Kim", "Park"),
+]
+
+# Typical bugs, one per assignment: (rule it breaks, text of the reference answer, buggy text).
+# COPY of entries of BUGS in tests/test_exercises.py (requested as a package module from the
+# exercises helper; replace this copy by an import when it lands).
+BUGS = {
+    "leaf_nodes": (
+        "L8",
+        "        tensor._grad._data += grad._data\n        bump_version(tensor._grad)",
+        "        tensor._grad = grad",
+    ),
+    "detach_numpy": (
+        "D2",
+        "    alias = wrap(t._data, t.device)\n    share_version(alias, t)\n",
+        "    alias = wrap(t._data, t.device)\n",
+    ),
+    "inplace_versions": (
+        "I3",
+        "    if t.is_leaf and t.requires_grad:\n        raise RuntimeError(\n",
+        "    if False:\n        raise RuntimeError(\n",
+    ),
+    "rebuilding_tensors": (
+        "R1",
+        "    values = number(data)\n",
+        "    if any(isinstance(x, Tensor) for x in data):\n        return stack(data)\n"
+        "    values = number(data)\n",
+    ),
+    "devices": (
+        "V1",
+        "    if where == t.device and kind is t.dtype and not copy:\n        return t\n",
+        "",
+    ),
+}
+
+# (student, assignment, what they hand in)
+CLASS = [
+    ("ada", "leaf_nodes", "correct"),
+    ("ada", "devices", "correct"),
+    ("ben", "leaf_nodes", "bug"),
+    ("ben", "detach_numpy", "bug"),
+    ("cy", "inplace_versions", "bug"),
+    ("cy", "rebuilding_tensors", "bug"),
+    ("dee", "devices", "bug"),
+    ("dee", "leaf_nodes", "partly answered"),
+    ("eva", "detach_numpy", "unanswered"),
+    ("fay", "detach_numpy", "invalid JSON"),
+    ("gus", "inplace_versions", "stripped metadata, a retyped cell"),
+    ("hal", "rebuilding_tensors", "renamed notebook"),
+    ("ivy", "leaf_nodes", "kernel dies"),
+    ("jo", "devices", "deleted and duplicated cells"),
+]
+MOODLE = "devices"  # downloaded as a folder per student; the others with Canvas file names
+
+
+def run_demo(where: Path, jobs: int | None = None) -> int:
+    from autograder.cli import main as cli
+
+    where = Path(where).resolve()
+    _clear(where)
+    lms = where.parent / f"{where.name}-lms"
+    shutil.rmtree(lms, ignore_errors=True)
+    lms.mkdir(parents=True)
+    roster = lms / "roster.csv"
+    roster.write_text(
+        "id,first_name,last_name,email\n"
+        + "".join(f"{i},{f},{last},{i}@example.edu\n" for i, f, last in ROSTER)
+    )
+    cpu_only = ["--cpu-only"] if not _gpu() else []
+    _step(cli, ["init", str(where), "--roster", str(roster), *cpu_only])
+    course = Course.at(where)
+    for assignment, download in write_downloads(course, lms).items():
+        _step(
+            cli,
+            [
+                "collect",
+                "-C",
+                str(where),
+                assignment,
+                "--from",
+                str(download),
+                "--roster",
+                str(roster),
+            ],
+        )
+    _step(cli, ["grade", "-C", str(where), *(["-j", str(jobs)] if jobs else [])])
+    for command in ("feedback", "export", "report"):
+        _step(cli, [command, "-C", str(where)])
+    print(f"\nthe demo class is in {where} (`make lab ROLE=instructor` opens it in nbgrader)")
+    return 0
+
+
+def _step(cli, argv: list[str]) -> None:
+    print(f"\n$ minigrad-course {' '.join(argv)}", flush=True)
+    if cli(argv):
+        raise SystemExit(f"demo stopped: minigrad-course {argv[0]} failed")
+
+
+def _clear(where: Path) -> None:
+    if where.exists() and any(where.iterdir()):
+        if not (where / CONFIG_FILE).is_file():
+            raise SystemExit(f"{where} is not empty and not a course: not touching it")
+        shutil.rmtree(where)
+
+
+def _gpu() -> bool:
+    try:
+        import cupy
+        import torch
+
+        return torch.cuda.is_available() and cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception:
+        return False
+
+
+def write_downloads(course: Course, out: Path) -> dict[str, Path]:
+    """One zip per assignment, as an LMS gives them; returns assignment -> zip."""
+    names = {i: (f, last) for i, f, last in ROSTER}
+    files: dict[str, list[tuple[str, bytes]]] = {}
+    for number, (student, assignment, kind) in enumerate(CLASS):
+        released = course.path("release", assignment, f"{assignment}.ipynb")
+        filename, content = submission(released, course.path("source", assignment), kind)
+        first, last = names[student]
+        files.setdefault(assignment, []).append(
+            (_lms_name(assignment, first, last, number, filename), content)
+        )
+    # collect must refuse these two: a name not on the roster, a notebook handed in twice
+    leaf = course.path("release", "leaf_nodes", "leaf_nodes.ipynb").read_bytes()
+    files["leaf_nodes"].append((_lms_name("leaf_nodes", "Zed", "Unknown", 90, "x.ipynb"), leaf))
+    for number in (91, 92):
+        files["leaf_nodes"].append(
+            (_lms_name("leaf_nodes", "Kim", "Park", number, "leaf_nodes.ipynb"), leaf)
+        )
+    downloads = {}
+    for assignment, entries in files.items():
+        downloads[assignment] = out / f"{assignment}_submissions.zip"
+        with zipfile.ZipFile(downloads[assignment], "w") as archive:
+            for name, content in entries:
+                archive.writestr(name, content)
+    return downloads
+
+
+def _lms_name(assignment: str, first: str, last: str, number: int, filename: str) -> str:
+    if assignment == MOODLE:
+        return f"{first} {last}_{1000 + number}_assignsubmission_file_/{filename}"
+    compact = "".join(ch for ch in (last + first).lower() if ch.isalnum())
+    return f"{compact}_{1000 + number}_{5000 + number}_{filename}"
+
+
+def submission(released: Path, source: Path, kind: str) -> tuple[str, bytes]:
+    """(file name, bytes) of one student's notebook of the given kind."""
+    name = released.stem
+    nb = nbformat.read(released, as_version=4)
+    answers = _answers(source / released.name)
+    solution_cells = [c for c in nb.cells if _nbgrader(c).get("solution")]
+    if kind != "unanswered":
+        for cell in solution_cells:
+            cell.source = answers[_nbgrader(cell)["grade_id"]]
+    if kind == "bug":
+        _rule, old, new = BUGS[name]
+        (cell,) = [c for c in solution_cells if old in c.source]
+        cell.source = cell.source.replace(old, new)
+    elif kind == "partly answered":
+        solution_cells[-1].source = _released_stub(released, solution_cells[-1])
+    elif kind == "invalid JSON":
+        text = nbformat.writes(nb)
+        return f"{name}.ipynb", text[: len(text) // 2].encode()
+    elif kind == "stripped metadata, a retyped cell":
+        for cell in nb.cells:
+            cell.metadata = {}
+        nb.metadata = {}
+        retyped = solution_cells[0]  # as Jupyter retypes a cell: same id, new type
+        nb.cells[nb.cells.index(retyped)] = nbformat.v4.new_markdown_cell(
+            retyped.source, id=retyped.id
+        )
+    elif kind == "renamed notebook":
+        return f"{name} (1).ipynb", nbformat.writes(nb).encode()
+    elif kind == "kernel dies":
+        solution_cells[-1].source = "import os\n\nos._exit(1)\n\n" + solution_cells[-1].source
+    elif kind == "deleted and duplicated cells":
+        tests = [c for c in nb.cells if _nbgrader(c).get("grade")]
+        nb.cells.remove(tests[0])
+        index = nb.cells.index(solution_cells[0])
+        nb.cells.insert(index + 1, copy.deepcopy(solution_cells[0]))
+    return f"{name}.ipynb", nbformat.writes(nb).encode()
+
+
+def _nbgrader(cell) -> dict:
+    return cell.get("metadata", {}).get("nbgrader", {})
+
+
+def _answers(source_notebook: Path) -> dict[str, str]:
+    """grade_id -> reference answer (nbgrader's markers removed) of each solution cell."""
+    nb = nbformat.read(source_notebook, as_version=4)
+    return {
+        _nbgrader(c)["grade_id"]: without_markers(c.source)
+        for c in nb.cells
+        if _nbgrader(c).get("solution")
+    }
+
+
+def _released_stub(released: Path, cell) -> str:
+    nb = nbformat.read(released, as_version=4)
+    grade_id = _nbgrader(cell)["grade_id"]
+    return next(c.source for c in nb.cells if _nbgrader(c).get("grade_id") == grade_id)
