@@ -160,10 +160,9 @@ class Graded:
             submissions[f"bug_{rule}"] = answered(self.released, name, (old, new))
         if name == "leaf_nodes":
             submissions["warnings"] = answered(self.released, name, preamble=WARNING_PREAMBLE)
-        self.scores = {}
         for student, text in submissions.items():
             self.course.submit(name, student, text)
-            self.scores[student] = self.course.autograde(name, student)
+        self.scores = self.course.autograde(name, list(submissions))
 
     def cell(self, student: str, grade_id: str):
         nb = nbformat.read(self.course.autograded_notebook(self.name, student), as_version=4)

@@ -61,17 +61,21 @@ class Course:
         where.mkdir(parents=True, exist_ok=True)
         (where / f"{name}.ipynb").write_text(notebook_text)
 
-    def autograde(self, name: str, student: str) -> dict:
-        """nbgrader autograde; returns {grade_id: (score, max_score)} from the gradebook."""
+    def autograde(self, name: str, students) -> dict:
+        """nbgrader autograde of each student's submission (one nbgrader run for all);
+        returns {student: {grade_id: (score, max_score)}} from the gradebook."""
         with venv_on_path():
-            result = self.api.autograde(name, student)
+            result = self.api.autograde(name, "*")
             if not result["success"]:
-                raise RuntimeError(f"autograde {name}/{student} failed:\n{result.get('log')}")
+                raise RuntimeError(f"autograde {name} failed:\n{result.get('log')}")
             from nbgrader.api import Gradebook
 
+            scores = {}
             with Gradebook(f"sqlite:///{self.root / 'gradebook.db'}") as gradebook:
-                graded = gradebook.find_submission_notebook(name, name, student)
-                return {g.name: (g.score, g.max_score) for g in graded.grades}
+                for student in students:
+                    graded = gradebook.find_submission_notebook(name, name, student)
+                    scores[student] = {g.name: (g.score, g.max_score) for g in graded.grades}
+            return scores
 
     def autograded_notebook(self, name: str, student: str) -> Path:
         return self.root / "autograded" / student / name / f"{name}.ipynb"
