@@ -20,86 +20,11 @@ import pytest
 
 from autograder.exercise_kit.__main__ import write_solutions
 from autograder.exercise_kit.assignments import ASSIGNMENTS, BY_NAME
-from autograder.exercise_kit.cells import without_markers
 from autograder.exercise_kit.notebook import build_notebook, cpu_points, notebook_text
+from autograder.exercise_kit.planted import BUGS, WARNING_PREAMBLE, answered
 from autograder.exercise_kit.release import EXERCISES, REPO, SOLUTIONS, Course, release
 
 NO_GPU = "not run: no GPU on the grader"
-
-# (rule, text of the reference answer, what the buggy answer has instead)
-BUGS = {
-    "leaf_nodes": [
-        (  # gradients overwritten instead of accumulated
-            "L8",
-            "        tensor._grad._data += grad._data\n        bump_version(tensor._grad)",
-            "        tensor._grad = grad",
-        ),
-        (  # retain_grad() marks leaves too
-            "L4",
-            "    if tensor.grad_fn is not None:\n        tensor._retains_grad = True",
-            "    tensor._retains_grad = True",
-        ),
-    ],
-    "detach_numpy": [
-        (  # detach() shares the memory but not the version counter
-            "D2",
-            "    alias = wrap(t._data, t.device)\n    share_version(alias, t)\n",
-            "    alias = wrap(t._data, t.device)\n",
-        ),
-        (  # numpy() does not refuse a tensor that requires grad
-            "D1",
-            "    if t.requires_grad and is_grad_enabled():\n"
-            "        raise RuntimeError(NUMPY_WITH_GRAD_ERROR)",
-            "    pass",
-        ),
-    ],
-    "inplace_versions": [
-        (  # in-place on a leaf that requires grad allowed
-            "I3",
-            "    if t.is_leaf and t.requires_grad:\n        raise RuntimeError(\n",
-            "    if False:\n        raise RuntimeError(\n",
-        ),
-        (  # the version error names the tensor's grad_fn even for a saved output
-            "I2",
-            "producer = saved.node if saved.is_output else tensor.grad_fn",
-            "producer = tensor.grad_fn",
-        ),
-    ],
-    "rebuilding_tensors": [
-        (  # tensor() of parts keeps the graph (it stacks them)
-            "R1",
-            "    values = number(data)\n",
-            "    if any(isinstance(x, Tensor) for x in data):\n        return stack(data)\n"
-            "    values = number(data)\n",
-        ),
-        (  # x[i] = v written into the whole tensor: IndexPutBackward0, never CopySlices
-            "R3",
-            "    if any(is_advanced(item) for item in parts):",
-            "    if True:",
-        ),
-    ],
-    "devices": [
-        (  # .to() copies even when nothing changes
-            "V1",
-            "    if where == t.device and kind is t.dtype and not copy:\n        return t\n",
-            "",
-        ),
-        (  # the gradient comes back in the copy's dtype, not the source's
-            "V2",
-            "        return (back.astype(self.source_dtype.numpy, copy=False),)",
-            "        return (back,)",
-        ),
-    ],
-}
-
-# A correct answer whose run makes NumPy and PyTorch warn (in the student's cells, printed to
-# stderr there) and that turns every warning on for the rest of the kernel.
-WARNING_PREAMBLE = (
-    "import warnings\n\nimport torch as _torch\n\n"
-    'warnings.simplefilter("always")\n'
-    "np.log(np.zeros(1))  # NumPy: RuntimeWarning, divide by zero\n"
-    "_torch.tensor(_torch.ones(1))  # PyTorch: UserWarning, copy construct from a tensor\n\n"
-)
 
 
 def gpu_present() -> bool:
@@ -111,38 +36,6 @@ def gpu_present() -> bool:
         return torch.cuda.is_available() and cupy.cuda.runtime.getDeviceCount() > 0
     except Exception:
         return False
-
-
-def solution_sources(name: str) -> dict[str, str]:
-    """grade_id -> reference answer (markers removed) of each solution cell."""
-    nb = nbformat.read(SOLUTIONS / name / f"{name}.ipynb", as_version=4)
-    return {
-        c.metadata["nbgrader"]["grade_id"]: without_markers(c.source)
-        for c in nb.cells
-        if c.metadata.get("nbgrader", {}).get("solution")
-    }
-
-
-def answered(released: Path, name: str, edit=None, preamble: str = "") -> str:
-    """The released notebook with its solution cells answered (as a student would)."""
-    nb = nbformat.read(released, as_version=4)
-    answers = solution_sources(name)
-    edited = 0
-    for cell in nb.cells:
-        meta = cell.metadata.get("nbgrader", {})
-        if not meta.get("solution"):
-            continue
-        source = answers[meta["grade_id"]]
-        if edit is not None and edit[0] in source:
-            assert source.count(edit[0]) == 1, edit[0]
-            source = source.replace(*edit)
-            edited += 1
-        cell.source = source
-    if preamble:
-        first = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution"))
-        first.source = preamble + first.source
-    assert edit is None or edited == 1, f"the bug's text is not in exactly one answer: {edit[0]!r}"
-    return nbformat.writes(nb)
 
 
 class Graded:
@@ -386,3 +279,14 @@ def test_self_check_prints_the_graders_feedback(tmp_path):
     for rule in a.rules:
         earned = 0 if rule == "V2" else cpu_points(a, rule)
         assert lines[f"test_{rule}"].split()[1] == f"{earned:g}", lines[f"test_{rule}"]
+
+
+def test_grading_uses_the_pipelines_seed(monkeypatch):
+    from autograder.exercise_kit.grading import SEED_VARIABLE, check_notebook_engine
+    from autograder.exercise_kit.planted import reference_engine
+
+    monkeypatch.setenv(SEED_VARIABLE, "1234")
+    report = check_notebook_engine(reference_engine(), "devices", ["V3"])
+    assert report.seed == 1234 and report.passed
+    monkeypatch.delenv(SEED_VARIABLE)
+    assert check_notebook_engine(reference_engine(), "devices", ["V3"], seed=7).seed == 7

@@ -4,19 +4,23 @@
     grade(globals(), "leaf", RULES, "cuda")     # "not run: no GPU on the grader" without a GPU
 
 The student's engine is adapted with autograder.engine_from and checked against PyTorch on
-the catalogue scenarios of that topic which name one of the rules, on a fresh seed. Nothing
+the catalogue scenarios of that topic which name one of the rules, on a fresh seed (or the
+one the grading pipeline chose, in $MINIGRAD_COURSE_SEED). Nothing
 reaches stderr (nbgrader scores a test cell that writes to stderr 0): warnings raised while
 checking are observations, not messages for the student's screen.
 """
 
 from __future__ import annotations
 
+import os
 import warnings
 
 import autograder
 from autograder.report import NOT_RUN_NO_GPU
 
 ENGINE_NAME = "engine"
+# Set by the grading pipeline (autograder/pipeline) so that a regrade sees the same values.
+SEED_VARIABLE = "MINIGRAD_COURSE_SEED"
 
 
 def check_notebook_engine(namespace: dict, topic: str, rules, device: str = "cpu", seed=None):
@@ -25,6 +29,8 @@ def check_notebook_engine(namespace: dict, topic: str, rules, device: str = "cpu
     # notebook cannot be re-imported in one, so its record of warnings given is emptied, as
     # a fresh process would have it.
     namespace.get("WARNED_ONCE", set()).clear()
+    if seed is None and os.environ.get(SEED_VARIABLE):
+        seed = int(os.environ[SEED_VARIABLE])  # the grading pipeline's seed for this run
     engine = autograder.engine_from(namespace, name=ENGINE_NAME)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -1,0 +1,145 @@
+"""Typical student answers, as data: the reference answer, planted bugs and a noisy answer.
+
+Each planted bug is an edit of the reference answer (the text it has, what the buggy answer
+has instead) that breaks one rule; tests/test_exercises.py checks through nbgrader that each
+costs exactly the points of that rule's test cell, and the grading pipeline's demo builds its
+class of students from them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+
+from autograder.exercise_kit.cells import without_markers
+from autograder.exercise_kit.release import SOLUTIONS
+
+# (rule, text of the reference answer, what the buggy answer has instead)
+BUGS = {
+    "leaf_nodes": [
+        (  # gradients overwritten instead of accumulated
+            "L8",
+            "        tensor._grad._data += grad._data\n        bump_version(tensor._grad)",
+            "        tensor._grad = grad",
+        ),
+        (  # retain_grad() marks leaves too
+            "L4",
+            "    if tensor.grad_fn is not None:\n        tensor._retains_grad = True",
+            "    tensor._retains_grad = True",
+        ),
+    ],
+    "detach_numpy": [
+        (  # detach() shares the memory but not the version counter
+            "D2",
+            "    alias = wrap(t._data, t.device)\n    share_version(alias, t)\n",
+            "    alias = wrap(t._data, t.device)\n",
+        ),
+        (  # numpy() does not refuse a tensor that requires grad
+            "D1",
+            "    if t.requires_grad and is_grad_enabled():\n"
+            "        raise RuntimeError(NUMPY_WITH_GRAD_ERROR)",
+            "    pass",
+        ),
+    ],
+    "inplace_versions": [
+        (  # in-place on a leaf that requires grad allowed
+            "I3",
+            "    if t.is_leaf and t.requires_grad:\n        raise RuntimeError(\n",
+            "    if False:\n        raise RuntimeError(\n",
+        ),
+        (  # the version error names the tensor's grad_fn even for a saved output
+            "I2",
+            "producer = saved.node if saved.is_output else tensor.grad_fn",
+            "producer = tensor.grad_fn",
+        ),
+    ],
+    "rebuilding_tensors": [
+        (  # tensor() of parts keeps the graph (it stacks them)
+            "R1",
+            "    values = number(data)\n",
+            "    if any(isinstance(x, Tensor) for x in data):\n        return stack(data)\n"
+            "    values = number(data)\n",
+        ),
+        (  # x[i] = v written into the whole tensor: IndexPutBackward0, never CopySlices
+            "R3",
+            "    if any(is_advanced(item) for item in parts):",
+            "    if True:",
+        ),
+    ],
+    "devices": [
+        (  # .to() copies even when nothing changes
+            "V1",
+            "    if where == t.device and kind is t.dtype and not copy:\n        return t\n",
+            "",
+        ),
+        (  # the gradient comes back in the copy's dtype, not the source's
+            "V2",
+            "        return (back.astype(self.source_dtype.numpy, copy=False),)",
+            "        return (back,)",
+        ),
+    ],
+}
+
+# A correct answer whose run makes NumPy and PyTorch warn (in the student's cells, printed to
+# stderr there) and that turns every warning on for the rest of the kernel.
+WARNING_PREAMBLE = (
+    "import warnings\n\nimport torch as _torch\n\n"
+    'warnings.simplefilter("always")\n'
+    "np.log(np.zeros(1))  # NumPy: RuntimeWarning, divide by zero\n"
+    "_torch.tensor(_torch.ones(1))  # PyTorch: UserWarning, copy construct from a tensor\n\n"
+)
+
+
+def solution_sources(name: str) -> dict[str, str]:
+    """grade_id -> reference answer (markers removed) of each solution cell."""
+    nb = nbformat.read(SOLUTIONS / name / f"{name}.ipynb", as_version=4)
+    return {
+        c.metadata["nbgrader"]["grade_id"]: without_markers(c.source)
+        for c in nb.cells
+        if c.metadata.get("nbgrader", {}).get("solution")
+    }
+
+
+def answered(released: Path, name: str, edit=None, preamble: str = "") -> str:
+    """The released notebook with its solution cells answered (as a student would)."""
+    nb = nbformat.read(released, as_version=4)
+    answers = solution_sources(name)
+    edited = 0
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if not meta.get("solution"):
+            continue
+        source = answers[meta["grade_id"]]
+        if edit is not None and edit[0] in source:
+            assert source.count(edit[0]) == 1, edit[0]
+            source = source.replace(*edit)
+            edited += 1
+        cell.source = source
+    if preamble:
+        first = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution"))
+        first.source = preamble + first.source
+    assert edit is None or edited == 1, f"the bug's text is not in exactly one answer: {edit[0]!r}"
+    return nbformat.writes(nb)
+
+
+def reference_engine(edit=None) -> dict:
+    """The namespace a notebook with every reference answer has (skeleton and five parts),
+    optionally with one planted bug: for checking answers without running a notebook."""
+    from autograder.exercise_kit.assignments import ASSIGNMENTS, KIT
+    from autograder.exercise_kit.cells import read_cells
+
+    sources = [c.source for c in read_cells(KIT / "skeleton.py") if c.kind == "code"]
+    for a in ASSIGNMENTS:
+        sources += [
+            without_markers(c.source)
+            for c in read_cells(a.part_file)
+            if c.kind in ("code", "solution")
+        ]
+    source = "\n\n".join(sources)
+    if edit is not None:
+        assert source.count(edit[0]) == 1, edit[0]
+        source = source.replace(*edit)
+    namespace = {"__name__": "reference_engine"}
+    exec(compile(source, "<reference engine>", "exec"), namespace)
+    return namespace
