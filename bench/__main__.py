@@ -26,7 +26,7 @@ def context(thread_settings: dict, minigrad_reason: str) -> dict:
         ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
     ).stdout.strip()
     return {
-        "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "commit": commit,
         "machine": {"platform": platform.platform(), "processor": platform.processor()},
         "versions": {
