@@ -140,24 +140,23 @@ def producer_name(node):
 
 
 class AccumulateGrad(Node):
-    """The sink of a leaf that requires grad: adds incoming gradients into `variable.grad`."""
+    """The sink of a leaf that requires grad: adds incoming gradients into `variable.grad`.
 
-    __slots__ = ("_variable_ref",)
+    It holds its leaf strongly, as PyTorch does: a leaf nobody else references (the float64
+    tensor behind `tensor(ndarray, requires_grad=True).float()`) stays reachable from the
+    graph, `grad_fn.next_functions[0][0].variable`.
+    """
+
+    __slots__ = ("variable",)
 
     def __init__(self, variable):
         super().__init__(())
         self._seq = float("inf")  # leaves are fed as soon as they are ready
-        self._variable_ref = weakref.ref(variable)
-
-    @property
-    def variable(self):
-        return self._variable_ref()
+        self.variable = variable
 
     def name(self):
         return f"{msg.LIB}::autograd::AccumulateGrad"
 
     def apply(self, grad, version=0):
-        leaf = self.variable
-        if leaf is not None:
-            leaf._accumulate(grad, version)
+        self.variable._accumulate(grad, version)
         return ()
