@@ -117,3 +117,14 @@ def test_new_grad_version_follows_torchs_buffer_bookkeeping(name):
         seen[lib.__name__] = (np.asarray(a.grad.tolist()), a.grad._version)
     np.testing.assert_allclose(seen["minigrad"][0], seen["torch"][0], rtol=1e-6)
     assert seen["minigrad"][1] == seen["torch"][1]
+
+
+@pytest.mark.parametrize("lib", [torch, minigrad], ids=["torch", "minigrad"])
+def test_a_leaf_only_the_graph_references_stays_reachable(lib):
+    import gc
+
+    z = lib.tensor(np.array([0.7, 1.3]), requires_grad=True).float()
+    (z * 3.0).backward(lib.ones(2))
+    gc.collect()
+    leaf = z.grad_fn.next_functions[0][0].variable
+    assert leaf.dtype == lib.float64 and leaf.grad.tolist() == [3.0, 3.0]
