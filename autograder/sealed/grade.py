@@ -36,6 +36,7 @@ class CellScore:
     points: float
     max_points: float
     status: str  # "passed", "failed" or "not run"
+    verdict: str  # one line: "PASSED: ...", "NOT PASSED: rule L3 ...", or why not run
     feedback: str  # what the student reads under the test cell (no hidden test source)
 
 
@@ -91,7 +92,7 @@ def grade_notebook(
     if notebook is None:
         result.notes.append(f"the submission could not be read: {problem}")
         for test in contract.tests:
-            result.cells[test.grade_id] = _zero(test, "failed", f"not graded: {problem}")
+            result.cells[test.grade_id] = _zero(test, "failed", f"NOT PASSED: {problem}")
         return result
     program = assemble(contract, notebook)
     result.notes.extend(program.notes)
@@ -132,16 +133,23 @@ def _grade_device(tests, program: Program, device: str, seed: int, limits, resul
         for check in test.checks:
             for sid in check.scenario_ids():
                 diffs = verdicts[sid]
-                note = f"the sealed run {why}" if why and sid not in observed else ""
+                note = f"not observed ({why})" if why and sid not in observed else ""
                 scenario_results.append(_scenario_result(sid, diffs, note))
         report = Report(ENGINE_LABEL, device, seed, _torch_version(), scenario_results,
                         notes=cell_notes + channel_notes)  # fmt: skip
         passed = report.passed
+        rules = sorted({r for c in test.checks for r in (c.rules or ())})
+        failed = [rule for rule, row in report.by_rule.items() if rule in rules and row["failed"]]
         result.cells[test.grade_id] = CellScore(
             grade_id=test.grade_id,
             points=test.points if passed else 0.0,
             max_points=test.points,
             status="passed" if passed else "failed",
+            verdict=(
+                f"PASSED: rule {', '.join(rules)} ({len(scenario_results)} scenarios)"
+                if passed
+                else f"NOT PASSED: rule {', '.join(failed or rules)} (see the differences above)"
+            ),
             feedback=report.summary() if passed else str(report),
         )
 
@@ -241,8 +249,8 @@ def _scenario_result(sid: str, diffs: list[dict], note: str) -> ScenarioResult:
     )  # fmt: skip
 
 
-def _zero(test: TestCell, status: str, feedback: str) -> CellScore:
-    return CellScore(test.grade_id, 0.0, test.points, status, feedback)
+def _zero(test: TestCell, status: str, verdict: str) -> CellScore:
+    return CellScore(test.grade_id, 0.0, test.points, status, verdict, verdict)
 
 
 @lru_cache(maxsize=8)

@@ -449,10 +449,11 @@ def _fallback_env() -> dict[str, str]:
 def _status_text(status: int | None) -> str:
     if status is None:
         return "still running"
+    signum = -status if status < 0 else status - 128  # bwrap reports a signal as 128 + N
+    try:
+        name = signal.Signals(signum).name if signum > 0 else ""
+    except ValueError:
+        name = ""
     if status < 0:
-        try:
-            name = signal.Signals(-status).name
-        except ValueError:
-            name = f"signal {-status}"
-        return f"killed by {name}"
-    return f"exit status {status}"
+        return f"killed by {name or f'signal {signum}'}"
+    return f"exit status {status}" + (f", killed by {name}" if name else "")

@@ -1,0 +1,112 @@
+"""The sealed run inside nbgrader: a preprocessor, the gradebook write, the feedback outputs.
+
+Two ways to use it, both through nbgrader's own machinery:
+
+1. No student code in nbgrader's kernel at all (recommended): SealedExecute replaces
+   nbgrader's Execute in `Autograde.autograde_preprocessors`. It grades the notebook nbgrader
+   hands it (solution cells as submitted, test and locked cells already restored from the
+   source by OverwriteCells) in a sealed run, and writes each test cell's verdict as its
+   outputs. nbgrader's SaveAutoGrades then records the scores in the gradebook from those
+   outputs, and generate_feedback shows them.
+
+       c.Autograde.autograde_preprocessors = autograde_steps()   # nbgrader_config.py
+
+2. After a plain autograde (the in-kernel verdict is then replaced, but the student's code
+   did run with the grader's rights in nbgrader's kernel, so threats 4-6 are NOT defended):
+   write_scores(gradebook, assignment, student, result) and seal_outputs(notebook, result).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import nbformat
+from nbgrader.coursedir import CourseDirectory
+from nbgrader.preprocessors import NbGraderPreprocessor
+from traitlets import Float, Integer
+
+from autograder.sealed.contract import Contract
+from autograder.sealed.grade import SealedResult, grade_notebook
+from autograder.sealed.sandbox import Limits
+
+SEED_ENV = "MINIGRAD_COURSE_SEED"  # the seed a pipeline chose for this submission, if any
+FAILED_ENAME = "AssertionError"  # what a failed check shows, as the in-kernel grade() does
+
+
+class SealedExecute(NbGraderPreprocessor):
+    """nbgrader preprocessor: grade the notebook in a sealed run; test cells get the verdicts."""
+
+    seed = Integer(
+        None,
+        allow_none=True,
+        help=f"Seed of the scenarios' values (default: ${SEED_ENV}, else fresh)",
+    ).tag(config=True)
+    wall_s = Float(Limits.wall_s, help="Wall-clock limit of one sealed run").tag(config=True)
+
+    def preprocess(self, nb, resources):
+        info = resources["nbgrader"]
+        contract = Contract.from_notebook(
+            self._source_notebook(info["assignment"], info["notebook"])
+        )
+        seed = self.seed if self.seed is not None else os.environ.get(SEED_ENV)
+        limits = Limits(wall_s=self.wall_s)
+        result = grade_notebook(contract, nbformat.from_dict(nb), seed=seed, limits=limits)
+        self.log.info("sealed run of %s: %g/%g points", info["notebook"], result.score,
+                      result.max_score)  # fmt: skip
+        for note in result.notes:
+            self.log.warning("sealed run of %s: %s", info["notebook"], note.splitlines()[0])
+        resources["nbgrader"]["sealed_result"] = result.to_json()
+        return seal_outputs(nb, result), resources
+
+    def _source_notebook(self, assignment: str, notebook: str) -> Path:
+        coursedir = CourseDirectory(config=self.config)
+        folder = coursedir.format_path(coursedir.source_directory, ".", assignment)
+        return Path(folder) / f"{notebook}.ipynb"
+
+
+def autograde_steps() -> list:
+    """nbgrader's autograde preprocessors with SealedExecute in place of Execute."""
+    from nbgrader.converters import Autograde
+    from nbgrader.preprocessors import Execute
+
+    defaults = Autograde.class_traits()["autograde_preprocessors"].default()
+    return [SealedExecute if step is Execute else step for step in defaults]
+
+
+def seal_outputs(nb, result: SealedResult):
+    """Every test cell's outputs become its sealed verdict; an answer cell that raised shows
+    its error. Nothing else of the in-kernel run is kept in those cells (tracebacks that
+    quoted hidden tests included)."""
+    notes = "".join(f"NOTE: {note}\n" for note in result.notes)
+    for cell in nb.cells:
+        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if cell.cell_type != "code" or grade_id is None:
+            continue
+        if grade_id in result.cells:
+            score = result.cells[grade_id]
+            text = notes + score.feedback + "\n"
+            cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=text)]
+            if score.status != "passed":
+                cell.outputs.append(
+                    nbformat.v4.new_output(
+                        "error",
+                        ename=FAILED_ENAME,
+                        evalue=score.verdict,
+                        traceback=[f"{FAILED_ENAME}: {score.verdict}"],
+                    )
+                )
+        elif grade_id in result.answer_errors:
+            error = result.answer_errors[grade_id]
+            cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=error + "\n")]
+    return nb
+
+
+def write_scores(gradebook, assignment: str, student: str, result: SealedResult) -> None:
+    """Set each test cell's auto_score in nbgrader's gradebook (an open nbgrader.api.Gradebook)
+    to the sealed run's points. A grader's manual score stays in force, as nbgrader keeps it."""
+    for grade_id, score in result.cells.items():
+        grade = gradebook.find_grade(grade_id, result.notebook, assignment, student)
+        grade.auto_score = score.points
+        grade.needs_manual_grade = grade.manual_score is not None
+    gradebook.db.commit()

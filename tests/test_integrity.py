@@ -1,0 +1,798 @@
+"""Grading integrity (issue 7): untrusted submissions earn no credit they did not earn.
+
+Each threat has a sample submission, made here from the leaf_nodes assignment (its released
+stub or its reference answer, with the threat added). Each test first shows what the same
+submission does to plain in-kernel grading, where it does something: the notebook's cells and
+the hidden tests run in one IPython shell, in the submission's order, test cells restored
+from the source and each test cell scored from its outputs by nbgrader's own determine_grade
+(what `nbgrader autograde` does in its kernel). Then the sealed run grades it: no false
+credit, a note saying what happened, and the next student of the class still graded fully.
+
+The assignment is cut down to keep the tests short: test cells L1, L3 and the CUDA cell, each
+with only its hidden part (the visible asserts are a student's aid). Threats that would harm
+this machine outside a sandbox (memory, processes, disk) are never run in-kernel.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder import sealed
+from autograder.exercise_kit.cells import without_markers
+from autograder.report import NOT_RUN_NO_GPU
+from autograder.sealed.nbgrader_steps import seal_outputs, write_scores
+from autograder.sealed.sandbox import Sandbox, layers
+
+REPO = Path(__file__).resolve().parents[1]
+SOURCE = REPO / "solutions" / "leaf_nodes" / "leaf_nodes.ipynb"
+RELEASE = REPO / "exercises" / "leaf_nodes" / "leaf_nodes.ipynb"
+KEPT_TESTS = ("test_L1", "test_L3", "test_cuda_leaf_nodes")
+CPU_POINTS = {"test_L1": 3.0, "test_L3": 5.0}
+HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS", re.S)
+LIMITS = sealed.Limits(wall_s=40, cell_s=3, scenario_s=3, memory_bytes=512 << 20, processes=16)
+SEED = 20240611
+SECRET = "SECRET-7f3a"  # planted in the instructor's files of the fake course
+
+pytestmark = pytest.mark.xdist_group("integrity")
+
+
+def layer_active(name: str) -> bool:
+    return layers()[name] == "active"
+
+
+needs_namespace = pytest.mark.skipif(
+    not layer_active("namespace"), reason=f"LAYER MISSING: {layers()['namespace']}"
+)
+needs_uid = pytest.mark.skipif(not layer_active("uid"), reason=f"LAYER MISSING: {layers()['uid']}")
+
+
+# -- the assignment and its submissions ---------------------------------------------------------
+
+
+def _meta(cell) -> dict:
+    return cell.get("metadata", {}).get("nbgrader", {})
+
+
+def _cut(nb: dict, test_source) -> dict:
+    """nb with only KEPT_TESTS as test cells, each cell's source given by test_source(cell)."""
+    nb = copy.deepcopy(nb)
+    kept = []
+    for cell in nb["cells"]:
+        meta = _meta(cell)
+        if meta.get("grade") and not meta.get("solution"):
+            if meta["grade_id"] not in KEPT_TESTS:
+                continue
+            cell["source"] = test_source(cell)
+        kept.append(cell)
+    nb["cells"] = kept
+    return nb
+
+
+def _text(cell) -> str:
+    source = cell["source"]
+    return "".join(source) if isinstance(source, list) else source
+
+
+SOURCE_NB = _cut(json.loads(SOURCE.read_text()), lambda c: HIDDEN.search(_text(c)).group(0))
+RELEASE_NB = _cut(json.loads(RELEASE.read_text()), _text)
+SOLUTIONS = {
+    _meta(c)["grade_id"]: without_markers(_text(c))
+    for c in SOURCE_NB["cells"]
+    if _meta(c).get("solution")
+}
+STUBS = {_meta(c)["grade_id"]: _text(c) for c in RELEASE_NB["cells"] if _meta(c).get("solution")}
+FIRST, SECOND, LAST = list(SOLUTIONS)  # record_history | deliver_grad | read_grad, retain_grad
+
+
+def submission(answers=None, before=None, after=None) -> dict:
+    """The released notebook answered with `answers` (default: the reference answer), with
+    code added at the start of an answer cell (before) or at its end (after)."""
+    answers = dict(SOLUTIONS if answers is None else answers)
+    for extra, place in ((before or {}, "before"), (after or {}, "after")):
+        for grade_id, code in extra.items():
+            parts = [code, answers[grade_id]] if place == "before" else [answers[grade_id], code]
+            answers[grade_id] = "\n".join(parts)
+    nb = copy.deepcopy(RELEASE_NB)
+    for cell in nb["cells"]:
+        grade_id = _meta(cell).get("grade_id")
+        if grade_id in answers:
+            cell["source"] = answers[grade_id]
+    return nb
+
+
+@pytest.fixture(scope="module")
+def contract(tmp_path_factory):
+    path = tmp_path_factory.mktemp("source") / "leaf_nodes.ipynb"
+    path.write_text(json.dumps(SOURCE_NB))
+    return sealed.Contract.from_notebook(path)
+
+
+def write(nb: dict, folder: Path, name: str = "leaf_nodes.ipynb") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(json.dumps(nb))
+    return path
+
+
+def grade(contract, nb_or_path, **kw):
+    kw.setdefault("seed", SEED)
+    kw.setdefault("limits", LIMITS)
+    return sealed.grade_notebook(contract, nb_or_path, **kw)
+
+
+def points(result) -> dict[str, float]:
+    return {grade_id: cell.points for grade_id, cell in result.cells.items()}
+
+
+def everything(result) -> str:
+    """All a student or instructor is shown of a sealed result."""
+    return result.to_json()
+
+
+FULL_CPU = {**CPU_POINTS, "test_cuda_leaf_nodes": 0.0}
+ZERO = {"test_L1": 0.0, "test_L3": 0.0, "test_cuda_leaf_nodes": 0.0}
+
+
+def assert_no_false_credit(result, expected=None):
+    assert points(result) == (ZERO if expected is None else expected)
+    assert result.cells["test_cuda_leaf_nodes"].verdict == NOT_RUN_NO_GPU
+
+
+def assert_next_student_graded(contract, tmp_path):
+    """The student after the cheat, in the same class: full CPU marks."""
+    honest = grade(contract, write(submission(), tmp_path / "honest"))
+    assert points(honest) == FULL_CPU, everything(honest)
+    assert not [n for n in honest.notes if "DEGRADED" not in n]
+
+
+# -- plain in-kernel grading, for comparison --------------------------------------------------
+
+# A fork server: it imports what a grading kernel imports once, then runs each submission in
+# a forked child (a fresh kernel: monkeypatches do not outlive one submission).
+IN_KERNEL = r"""
+import io, json, os, re, signal, sys, time
+import nbformat, torch
+import autograder.check, autograder.exercise_kit.grading
+from IPython.core.interactiveshell import InteractiveShell
+from nbgrader.utils import determine_grade
+
+meta = lambda c: c.get("metadata", {}).get("nbgrader", {})
+ansi = re.compile(r"\x1b\[[0-9;]*m")
+OUT = []
+
+class Kernel(InteractiveShell):
+    def _showtraceback(self, etype, evalue, stb):  # what ipykernel sends as an error output
+        OUT.append({"output_type": "error", "ename": etype.__name__, "evalue": str(evalue),
+                    "traceback": stb})
+
+class Stream(io.TextIOBase):
+    def __init__(self, name):
+        self.name = name
+    def write(self, text):
+        OUT.append({"output_type": "stream", "name": self.name, "text": text})
+        return len(text)
+
+def text(outputs):
+    return ansi.sub("", "".join(o.get("text", "") + "\n".join(o.get("traceback", []))
+                                for o in outputs))
+
+def grade(submitted_path, source_path):
+    submitted, source = (json.load(open(p)) for p in (submitted_path, source_path))
+    tests = {meta(c)["grade_id"]: c for c in source["cells"]
+             if meta(c).get("grade") and not meta(c).get("solution")}
+    shell = Kernel.instance()
+    sys.stdout, sys.stderr = Stream("stdout"), Stream("stderr")
+    graded, texts = {}, {"all": ""}
+    for cell in submitted["cells"]:
+        if cell["cell_type"] != "code":
+            continue
+        grade_id = meta(cell).get("grade_id")
+        if grade_id in tests:  # nbgrader's OverwriteCells: test cells come from the source
+            cell = tests[grade_id]
+        OUT.clear()
+        source = cell["source"]
+        shell.run_cell("".join(source) if isinstance(source, list) else source)
+        if grade_id in tests:
+            graded[grade_id] = determine_grade(nbformat.from_dict({**cell, "outputs": OUT}))[0]
+            texts[grade_id] = text(OUT)
+        texts["all"] += text(OUT)
+    return {"points": graded, "texts": texts}
+
+for line in sys.stdin:
+    request = json.loads(line)
+    answer = request["answer"]
+    pid = os.fork()
+    if pid == 0:
+        os.chdir(request["cwd"])
+        os.environ["NBGRADER_EXECUTION"] = "autograde"  # as nbgrader's kernel has it
+        result = grade(request["submitted"], request["source"])
+        with open(answer, "w") as f:
+            json.dump(result, f)
+        os._exit(0)
+    deadline = time.monotonic() + request["timeout"]
+    while not os.waitpid(pid, os.WNOHANG)[0]:
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            break
+        time.sleep(0.05)
+    print(json.dumps(answer), flush=True)
+"""
+
+
+@pytest.fixture(scope="module")
+def kernel_server():
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    server = subprocess.Popen(
+        [sys.executable, "-c", IN_KERNEL], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        text=True, env=env,
+    )  # fmt: skip
+    yield server
+    server.stdin.close()
+    server.wait(timeout=30)
+
+
+@pytest.fixture
+def in_kernel(kernel_server, tmp_path):
+    """in_kernel(nb) -> {"points": {grade_id: points}, "texts": {...}} of plain in-kernel
+    grading of a notebook (a dict, or a path), or {"stopped": why} when it did not finish."""
+
+    def run(nb, source=None, timeout: float = 60, cwd=None) -> dict:
+        folder = tmp_path / "in_kernel"
+        sub = nb if isinstance(nb, Path) else write(nb, folder, "submitted.ipynb")
+        src = write(source or SOURCE_NB, folder, "source.ipynb")
+        answer = folder / "answer.json"
+        request = {"submitted": str(sub), "source": str(src), "answer": str(answer),
+                   "cwd": str(cwd or folder), "timeout": timeout}  # fmt: skip
+        kernel_server.stdin.write(json.dumps(request) + "\n")
+        kernel_server.stdin.flush()
+        kernel_server.stdout.readline()
+        if not answer.exists():
+            return {"stopped": "the grading kernel died or hung"}
+        return json.loads(answer.read_text())
+
+    return run
+
+
+# -- the sandbox's layers themselves ------------------------------------------------------------
+
+
+def probe(source: str, limits=LIMITS) -> dict:
+    """Run one cell in the sandbox; the cell reports by raising RuntimeError(json)."""
+    with Sandbox(limits) as box:
+        outcome = box.run({"cells": [{"id": "probe", "kind": "answer", "source": source}],
+                           "scenarios": [], "seed": 0, "device": "cpu", "cell_s": 5,
+                           "scenario_s": 1})  # fmt: skip
+    (report,) = outcome.messages[0]["cells"]
+    return json.loads(report["error"]["message"])
+
+
+@needs_namespace
+def test_the_child_sees_no_torch_no_minigrad_no_course_and_a_minimal_environment():
+    found = probe(
+        "import json, os, importlib\n"
+        "out = {'env': sorted(os.environ), 'uid': os.getuid(), 'root': sorted(os.listdir('/'))}\n"
+        "for name in ('torch', 'minigrad', 'IPython', 'nbgrader', 'autograder.check',\n"
+        "             'autograder.exercise_kit', 'numpy'):\n"
+        "    try:\n"
+        "        importlib.import_module(name); out[name] = 'imported'\n"
+        "    except ImportError as exc:\n"
+        "        out[name] = type(exc).__name__\n"
+        f"for path in ({str(REPO)!r}, {str(SOURCE)!r}, '/root', '/home', '/work', '/etc/passwd'):\n"
+        "    out[path] = os.path.exists(path)\n"
+        "raise RuntimeError(json.dumps(out))"
+    )
+    assert found["torch"] == found["minigrad"] == "ModuleNotFoundError"
+    assert found["IPython"] == found["nbgrader"] == "ModuleNotFoundError"
+    assert found["autograder.check"] == found["autograder.exercise_kit"] == "ModuleNotFoundError"
+    assert found["numpy"] == "imported"
+    assert not any(found[p] for p in (str(REPO), str(SOURCE), "/root", "/home", "/work"))
+    assert not found["/etc/passwd"]
+    assert not [k for k in found["env"] if "NBGRADER" in k or "JUPYTER" in k]
+    assert set(found["root"]) <= {"bin", "dev", "etc", "lib", "lib64", "opt", "proc", "tmp", "usr"}
+    if layer_active("uid"):
+        assert found["uid"] != 0
+
+
+@needs_uid
+def test_limits_hold_for_harmless_loads():
+    """Process, file-size and memory limits, tried with loads that stop on their own."""
+    found = probe(
+        "import json, os, time\n"
+        "out = {}\n"
+        "children = []\n"
+        "try:\n"
+        "    for _ in range(64):\n"
+        "        pid = os.fork()\n"
+        "        if pid == 0:\n"
+        "            time.sleep(1); os._exit(0)\n"
+        "        children.append(pid)\n"
+        "except OSError as exc:\n"
+        "    out['fork'] = type(exc).__name__\n"
+        "out['forked'] = len(children)\n"
+        "for pid in children: os.waitpid(pid, 0)\n"
+        "try:\n"
+        "    open('/tmp/big', 'wb').write(b'x' * (6 << 20))\n"
+        "except OSError as exc:\n"
+        "    out['fsize'] = exc.errno\n"
+        "try:\n"
+        "    block = bytearray(1 << 30)\n"
+        "except MemoryError:\n"
+        "    out['memory'] = 'MemoryError'\n"
+        "raise RuntimeError(json.dumps(out))"
+    )
+    assert found["fork"] == "BlockingIOError" and found["forked"] < LIMITS.processes
+    assert found["fsize"] == 27  # EFBIG: RLIMIT_FSIZE
+    assert found["memory"] == "MemoryError"
+
+
+def test_reference_answer_full_marks_and_stub_zero(contract, tmp_path):
+    honest = grade(contract, write(submission(), tmp_path / "a"))
+    assert points(honest) == FULL_CPU
+    assert honest.cells["test_cuda_leaf_nodes"].feedback == NOT_RUN_NO_GPU
+    stub = grade(contract, write(submission(STUBS), tmp_path / "b"))
+    assert_no_false_credit(stub)
+    assert "NotImplementedError" in stub.cells["test_L3"].feedback
+
+
+def test_a_fresh_seed_is_drawn_and_recorded(contract, tmp_path):
+    path = write(submission(), tmp_path / "a")
+    first, second = grade(contract, path, seed=None), grade(contract, path, seed=None)
+    assert first.seed != second.seed
+    again = grade(contract, path, seed=first.seed)
+    assert again.seed == first.seed and points(again) == points(first) == FULL_CPU
+
+
+# -- the threats ---------------------------------------------------------------------------------
+
+PATCH_EVERYTHING = """
+import builtins, numpy
+builtins.abs = lambda x: 0
+numpy.allclose = lambda *a, **k: True
+try:
+    import torch
+    torch.allclose = lambda *a, **k: True
+    torch.Tensor.__eq__ = lambda self, other: True
+except ImportError:
+    pass
+try:
+    import importlib
+    checking = importlib.import_module("autograder.check")
+    checking.compare = lambda ref, eng: {sid: [] for sid in ref["scenarios"]}
+    importlib.import_module("autograder.compare").compare_scenario = lambda *a, **k: []
+except ImportError:
+    pass
+"""
+
+
+def test_1_monkeypatching_builtins_numpy_torch_and_the_autograder(contract, tmp_path, in_kernel):
+    cheat = submission(STUBS, before={FIRST: PATCH_EVERYTHING})
+    plain = in_kernel(cheat)
+    assert plain["points"] == {**CPU_POINTS, "test_cuda_leaf_nodes": 0.0}  # fooled
+    result = grade(contract, write(cheat, tmp_path / "cheat"))
+    assert_no_false_credit(result)
+    assert "NotImplementedError" in result.cells["test_L1"].feedback
+    assert_next_student_graded(contract, tmp_path)
+
+
+BLANK_LATER_CELLS = """
+try:
+    get_ipython().input_transformers_cleanup.append(lambda lines: ["pass\\n"])
+except NameError:
+    pass
+"""
+HIDE_FAILURES = """
+try:
+    get_ipython().showtraceback = lambda *args, **kwargs: None
+except NameError:
+    pass
+"""
+
+
+@pytest.mark.parametrize("hook", [BLANK_LATER_CELLS, HIDE_FAILURES], ids=["input", "traceback"])
+def test_2_ipython_input_transformers_and_error_display_hooks(contract, tmp_path, hook, in_kernel):
+    cheat = submission(STUBS, before={FIRST: hook})
+    plain = in_kernel(cheat)
+    assert plain["points"]["test_L1"] == 3.0 and plain["points"]["test_L3"] == 5.0  # fooled
+    if hook is BLANK_LATER_CELLS:  # even the CUDA cell passes: it never ran
+        assert plain["points"]["test_cuda_leaf_nodes"] == 25.0
+    result = grade(contract, write(cheat, tmp_path / "cheat"))
+    assert_no_false_credit(result)
+    assert_next_student_graded(contract, tmp_path)
+
+
+ALWAYS_EQUAL = """
+class Yes:
+    def __eq__(self, other): return True
+    def __ne__(self, other): return False
+    def __bool__(self): return True
+    def tolist(self): return self
+    def __getattr__(self, name): return self
+    def __call__(self, *args, **kwargs): return self
+"""
+WRONG_GRADS = """
+def deliver_grad(tensor, grad):
+    if tensor.grad_fn is None:
+        tensor._grad = Yes()  # no gradient at all, but equal to every expected one
+"""
+
+
+def test_3_objects_whose_comparisons_always_succeed(contract, tmp_path, in_kernel):
+    cheat = submission(before={SECOND: ALWAYS_EQUAL}, after={SECOND: WRONG_GRADS})
+    # plain nbgrader tests are asserts: the visible test of L3 is fooled by Yes()
+    release = json.loads(RELEASE.read_text())
+    visible = _cut(release, lambda c: HIDDEN.sub("", _text(c)))
+    plain = in_kernel(cheat, source=visible)
+    assert plain["points"]["test_L3"] == 5.0  # fooled
+    result = grade(contract, write(cheat, tmp_path / "cheat"))
+    assert_no_false_credit(result)
+    assert "[leaf.grad_only_on_leaves_that_require_grad] failed" in result.cells["test_L3"].feedback
+    assert_next_student_graded(contract, tmp_path)
+
+
+def _fake_course(root: Path) -> dict[str, Path]:
+    """An instructor's course: solutions, a gradebook, another student's submission."""
+    files = {
+        "source": root / "source" / "leaf_nodes" / "leaf_nodes.ipynb",
+        "gradebook": root / "gradebook.db",
+        "other": root / "submitted" / "bob" / "leaf_nodes" / "leaf_nodes.ipynb",
+    }
+    files["source"].parent.mkdir(parents=True)
+    files["source"].write_text(json.dumps(SOURCE_NB).replace("BEGIN SOLUTION", SECRET))
+    files["other"].parent.mkdir(parents=True)
+    files["other"].write_text(json.dumps({"bob": SECRET}))
+    with sqlite3.connect(files["gradebook"]) as db:
+        db.execute("create table grade (student text, score real)")
+        db.execute("insert into grade values ('alice', 0), ('bob', 8)")
+    return files
+
+
+def _digest(files) -> dict[str, str]:
+    return {k: hashlib.sha256(p.read_bytes()).hexdigest() for k, p in files.items()}
+
+
+def _reader(files, relative_root: str) -> str:
+    paths = (
+        [str(p) for p in files.values()]
+        + [f"{relative_root}/{p.relative_to(files['gradebook'].parent)}" for p in files.values()]
+        + [str(SOURCE), str(REPO / "autograder" / "exercise_kit" / "parts" / "leaf_nodes.py")]
+    )
+    return f"""
+import sqlite3
+found = []
+for path in {paths!r}:
+    try:
+        found.append(open(path, errors="replace").read()[:3000])
+    except OSError:
+        pass
+for path in {[str(files["gradebook"]), f"{relative_root}/gradebook.db"]!r}:
+    try:
+        with sqlite3.connect(path) as db:
+            db.execute("update grade set score = 100 where student = 'alice'")
+    except Exception:
+        pass
+for path in {[str(files["other"])]!r}:
+    try:
+        open(path, "a").write("overwritten")
+    except OSError:
+        pass
+if found:
+    raise RuntimeError("LEAKED " + " ".join(found))
+"""
+
+
+@needs_namespace
+def test_4_reading_solutions_gradebook_other_students_and_writing_grades(
+    contract, tmp_path, in_kernel
+):
+    files = _fake_course(tmp_path / "course")
+    before = _digest(files)
+    kernel_dir = tmp_path / "course" / "autograded" / "alice" / "leaf_nodes"
+    kernel_dir.mkdir(parents=True)
+    cheat = submission(after={LAST: _reader(files, "../../..")})
+    plain = in_kernel(cheat, cwd=kernel_dir)
+    assert SECRET in plain["texts"]["all"] and "BEGIN HIDDEN TESTS" in plain["texts"]["all"]
+    assert _digest(files) != before  # the gradebook and bob's work were changed
+    files = _fake_course(tmp_path / "course2")
+    before = _digest(files)
+    cheat = submission(after={LAST: _reader(files, "../../..")})
+    result = grade(contract, write(cheat, tmp_path / "cheat"))
+    assert SECRET not in everything(result) and "HIDDEN" not in everything(result)
+    assert "BEGIN SOLUTION" not in everything(result)
+    assert _digest(files) == before
+    assert points(result) == FULL_CPU  # nothing found, so the answer ran on: earned marks
+    assert_next_student_graded(contract, tmp_path)
+
+
+FORK_BOMB = """
+import os
+while True:
+    try:
+        os.fork()
+    except OSError:
+        pass
+"""
+DISK_FILL = """
+written = 0
+for i in range(10_000):
+    for folder in ("/tmp", "/opt/sealed", "/", "/dev/shm"):
+        try:
+            with open(f"{folder}/fill{i}", "wb") as f:
+                f.write(b"x" * (1 << 20))
+            written += 1 << 20
+        except OSError:
+            pass
+raise RuntimeError(f"wrote {written} bytes")
+"""
+THREATS_5 = {
+    "loop": ("while True:\n    pass\n", "ran longer than"),
+    "memory": ("hog = [bytearray(64 << 20) for _ in range(10_000)]\n", "MemoryError"),
+    "fork": (FORK_BOMB, "wall-clock limit"),
+    "output": ("import sys\nwhile True:\n    sys.stdout.write('x' * 1_000_000)\n", "ran longer"),
+}
+
+
+@needs_uid
+@pytest.mark.parametrize("kind", list(THREATS_5))
+def test_5_loop_memory_fork_bomb_and_huge_output_stop_only_their_author(
+    contract, tmp_path, kind, in_kernel
+):
+    code, note = THREATS_5[kind]
+    cheat = submission(before={FIRST: code})
+    if kind == "loop":  # harmless in-kernel: the plain grader hangs on it
+        assert "stopped" in in_kernel(cheat, timeout=8)
+    limits = LIMITS if kind != "fork" else sealed.Limits(**{**vars(LIMITS), "wall_s": 6})
+    result = grade(contract, write(cheat, tmp_path / "cheat"), limits=limits)
+    assert_no_false_credit(result)
+    assert any(note in n for n in result.notes), result.notes
+    assert len(everything(result)) < 200_000
+    assert_next_student_graded(contract, tmp_path)
+
+
+@needs_uid
+def test_5_filling_the_disk_is_stopped_at_the_sandbox_limits(contract, tmp_path):
+    cheat = submission(after={LAST: DISK_FILL})
+    result = grade(contract, write(cheat, tmp_path / "cheat"))
+    (error,) = result.answer_errors.values()
+    written = int(re.search(r"wrote (\d+) bytes", error).group(1))
+    assert written <= LIMITS.tmp_bytes  # the 8 MiB /tmp, nothing else writable
+    assert points(result) == FULL_CPU  # the answer itself was right
+    assert_next_student_graded(contract, tmp_path)
+
+
+KILLERS = {
+    "exit": "import os\nos._exit(3)\n",
+    "segfault": "import ctypes\nctypes.string_at(0)\n",
+}
+
+
+@pytest.mark.parametrize("kind", list(KILLERS))
+def test_6_killing_the_process_while_defining(contract, tmp_path, kind, in_kernel):
+    cheat = submission(before={FIRST: KILLERS[kind]})
+    assert "stopped" in in_kernel(cheat)  # plain: the kernel dies, nothing graded
+    result = grade(contract, write(cheat, tmp_path / "cheat"))
+    assert_no_false_credit(result)
+    expected = "exit status 3" if kind == "exit" else "SIGSEGV"
+    assert any(expected in n for n in result.notes), result.notes
+    assert_next_student_graded(contract, tmp_path)
+
+
+def test_6_killing_the_process_inside_one_scenario_costs_that_scenario_only(contract, tmp_path):
+    killer = "def read_grad(tensor):\n    import ctypes\n    ctypes.string_at(0)\n"
+    result = grade(contract, write(submission(after={LAST: killer}), tmp_path / "cheat"))
+    assert_no_false_credit(result)
+    feedback = result.cells["test_L1"].feedback
+    assert "[leaf.result_without_grad_inputs_is_leaf] failed" in feedback  # it reads .grad
+    assert "fresh process died" in feedback
+    assert "[leaf.user_created_is_leaf]" not in feedback  # it does not: it passed
+
+
+def _edit(nb: dict, fn) -> dict:
+    nb = copy.deepcopy(nb)
+    fn(nb["cells"])
+    return nb
+
+
+def _index(cells, grade_id: str) -> int:
+    return next(i for i, c in enumerate(cells) if _meta(c).get("grade_id") == grade_id)
+
+
+def _duplicate_with_wrong_copy_after(cells):
+    wrong = copy.deepcopy(cells[_index(cells, SECOND)])
+    wrong["source"] = STUBS[SECOND]
+    cells.append(wrong)
+
+
+def _delete(cells):
+    del cells[_index(cells, SECOND)]
+
+
+def _retype(cells):
+    cells[_index(cells, SECOND)].update(cell_type="markdown")
+    cells[_index(cells, SECOND)].pop("outputs", None)
+    cells[_index(cells, SECOND)].pop("execution_count", None)
+
+
+def _answers_last(cells):
+    answers = [c for c in cells if _meta(c).get("solution")]
+    cells[:] = [c for c in cells if not _meta(c).get("solution")] + answers[::-1]
+
+
+def _strip_metadata(cells):
+    for cell in cells:
+        cell["metadata"] = {}
+
+
+CELL_EDITS = {
+    "duplicated": (_duplicate_with_wrong_copy_after, FULL_CPU, "appears 2 times"),
+    "deleted": (_delete, ZERO, "missing from the submission"),
+    "retyped": (_retype, ZERO, "changed into a markdown cell"),
+    "reordered": (_answers_last, FULL_CPU, "reordered"),
+    "stripped": (_strip_metadata, FULL_CPU, "lost its nbgrader metadata"),
+}
+
+
+@pytest.mark.parametrize("kind", list(CELL_EDITS))
+def test_7_duplicated_deleted_retyped_reordered_cells_and_stripped_metadata(
+    contract, tmp_path, kind, in_kernel
+):
+    edit, expected, note = CELL_EDITS[kind]
+    broken = _edit(submission(), edit)
+    if kind in ("reordered", "stripped"):  # plain grading misgrades these: no credit at all
+        plain = in_kernel(broken)
+        assert not any(plain.get("points", {}).values())
+    result = grade(contract, write(broken, tmp_path / "broken"))
+    assert points(result) == expected
+    assert any(note in n for n in result.notes), result.notes
+    assert_next_student_graded(contract, tmp_path)
+
+
+def test_7_renamed_notebook_and_invalid_json(contract, tmp_path, in_kernel):
+    renamed = grade(contract, write(submission(), tmp_path / "a", "leaf_nodes (1).ipynb"))
+    assert points(renamed) == FULL_CPU
+    assert any("leaf_nodes (1).ipynb" in n for n in renamed.notes)
+    broken = tmp_path / "b" / "leaf_nodes.ipynb"
+    broken.parent.mkdir()
+    broken.write_text(json.dumps(submission())[:-200])
+    assert "stopped" in in_kernel(broken)  # plain: the grader fails on the file
+    result = grade(contract, broken)
+    assert points(result) == ZERO
+    assert any("could not be read" in n for n in result.notes)
+    assert_next_student_graded(contract, tmp_path)
+
+
+USE_THE_REFERENCE = {
+    "torch": "import torch\nfrom torch import *\nnn, cuda, autograd = torch.nn, torch.cuda, "
+    "torch.autograd\n",
+    "minigrad": "import minigrad\nfrom minigrad import *\nnn, cuda, autograd = minigrad.nn, "
+    "minigrad.cuda, minigrad.autograd\n",
+}
+
+
+@needs_namespace
+@pytest.mark.parametrize("library", list(USE_THE_REFERENCE))
+def test_8_an_answer_that_imports_torch_or_minigrad(contract, tmp_path, library, in_kernel):
+    cheat = submission(STUBS, after={LAST: USE_THE_REFERENCE[library]})
+    plain = in_kernel(cheat)
+    assert plain["points"]["test_L1"] == 3.0 and plain["points"]["test_L3"] == 5.0  # fooled
+    result = grade(contract, write(cheat, tmp_path / "cheat"))
+    assert_no_false_credit(result)
+    assert any(f"No module named '{library}'" in n for n in result.notes), result.notes
+    assert_next_student_graded(contract, tmp_path)
+
+
+DETECT_THE_GRADER = (
+    "import os\n"
+    "if os.environ.get('NBGRADER_EXECUTION') or os.path.exists('/opt/sealed'):\n"
+    + "\n".join("    " + line for line in PATCH_EVERYTHING.strip().splitlines())
+    + "\n"
+)
+
+
+def test_9_code_that_behaves_differently_under_the_grader(contract, tmp_path, in_kernel):
+    cheat = submission(STUBS, before={FIRST: DETECT_THE_GRADER})
+    plain = in_kernel(cheat)
+    assert plain["points"]["test_L1"] == 3.0  # fooled: it knew it was graded
+    result = grade(contract, write(cheat, tmp_path / "cheat"))
+    assert_no_false_credit(result)
+    assert_next_student_graded(contract, tmp_path)
+
+
+QUOTE_THE_CALLER = """
+def record_history(result, inputs, make_node):
+    import linecache, sys
+    frame = sys._getframe()
+    while frame is not None:
+        print("".join(linecache.getlines(frame.f_code.co_filename)))
+        raise_with = "".join(linecache.getlines(frame.f_code.co_filename))
+        frame = frame.f_back
+    raise RuntimeError(raise_with)
+"""
+
+
+def test_10_hidden_test_source_never_reaches_feedback(contract, tmp_path, in_kernel):
+    cheat = submission(after={FIRST: QUOTE_THE_CALLER})
+    plain = in_kernel(cheat)
+    assert "BEGIN HIDDEN TESTS" in plain["texts"]["test_L1"]  # leaked, quoted by the student
+    assert 'grade(globals(), "leaf"' in plain["texts"]["test_L1"]  # and by the traceback
+    result = grade(contract, write(cheat, tmp_path / "cheat"))
+    assert_no_false_credit(result)
+    graded = seal_outputs(nbformat.from_dict(copy.deepcopy(SOURCE_NB)), result)
+    outputs = json.dumps([c.get("outputs", []) for c in graded.cells])
+    for text in (everything(result), outputs):
+        assert "HIDDEN TESTS" not in text and "grade(globals()" not in text
+    assert "RuntimeError" in result.cells["test_L1"].feedback  # the student still sees why
+
+
+PASS_WHAT_DID_NOT_RUN = """
+try:
+    import importlib
+    _check = importlib.import_module("autograder.check")
+    _original = _check._result
+    _check._result = lambda sc, status, *a, **k: _original(
+        sc, "passed" if status == "not run" else status, *a, **k)
+except ImportError:
+    pass
+class _FakeCuda:
+    @staticmethod
+    def is_available():
+        return True
+cuda_is_available = _FakeCuda.is_available
+"""
+
+
+def test_11_a_cuda_check_without_a_gpu_is_never_a_pass(contract, tmp_path, in_kernel):
+    cheat = submission(before={FIRST: PASS_WHAT_DID_NOT_RUN})
+    plain = in_kernel(cheat)
+    assert plain["points"]["test_cuda_leaf_nodes"] == 25.0  # fooled
+    result = grade(contract, write(cheat, tmp_path / "cheat"))
+    assert points(result) == FULL_CPU
+    assert result.cells["test_cuda_leaf_nodes"].status == "not run"
+    assert result.cells["test_cuda_leaf_nodes"].verdict == NOT_RUN_NO_GPU
+    assert_next_student_graded(contract, tmp_path)
+
+
+# -- through nbgrader -------------------------------------------------------------------------
+
+
+def test_write_scores_overrides_the_in_kernel_scores_in_nbgraders_gradebook(
+    contract, tmp_path, monkeypatch
+):
+    from nbgrader.api import Gradebook
+
+    # nbgrader runs `alembic` by name to create a gradebook
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    no_warning = "def read_grad(tensor):\n    return tensor._grad\n"  # an L3 bug only
+    result = grade(contract, write(submission(after={LAST: no_warning}), tmp_path / "a"))
+    url = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    with Gradebook(url) as gb:
+        gb.add_assignment("leaf_nodes")
+        gb.add_notebook("leaf_nodes", "leaf_nodes")
+        for test in contract.tests:
+            gb.add_grade_cell(test.grade_id, "leaf_nodes", "leaf_nodes", max_score=test.points,
+                              cell_type="code")  # fmt: skip
+        gb.add_student("alice")
+        gb.add_submission("leaf_nodes", "alice")
+        for test in contract.tests:  # what a fooled in-kernel run recorded: full marks
+            gb.find_grade(
+                test.grade_id, "leaf_nodes", "leaf_nodes", "alice"
+            ).auto_score = test.points
+        gb.db.commit()
+        write_scores(gb, "leaf_nodes", "alice", result)
+    with Gradebook(url) as gb:
+        scores = {
+            g.name: g.score for g in gb.find_submission_notebook("leaf_nodes", "leaf_nodes",
+                                                                  "alice").grades
+        }  # fmt: skip
+    assert scores == {"test_L1": 3.0, "test_L3": 0.0, "test_cuda_leaf_nodes": 0.0}
