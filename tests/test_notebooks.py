@@ -1,0 +1,115 @@
+"""Every lecture notebook runs headless on CPU with no error and no unexpected warning; notebooks
+are committed without outputs; links between lectures, and the catalogue's citations, resolve."""
+
+import importlib.util
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+_spec = importlib.util.spec_from_file_location("notebook_tools", ROOT / "tools" / "notebooks.py")
+nbtools = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(nbtools)
+
+NOTEBOOKS = nbtools.course_notebooks()
+EXERCISE_TOPICS = (
+    "leaf_nodes",
+    "detach_numpy",
+    "inplace_versions",
+    "rebuilding_tensors",
+    "devices",
+)
+_LINK = re.compile(r"\]\(([^)\s]+)\)")
+_ANCHOR = re.compile(r"<a id=\"([^\"]+)\"")
+
+
+def one_group_each(paths):
+    """pytest-xdist (--dist loadgroup) runs each notebook in its own group."""
+    return [pytest.param(p, id=p.name, marks=pytest.mark.xdist_group(p.stem)) for p in paths]
+
+
+def markdown(path):
+    nb = nbformat.read(path, as_version=4)
+    return "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+
+
+def anchors(path):
+    return set(_ANCHOR.findall(markdown(path)))
+
+
+def test_there_are_lectures():
+    names = [p.name for p in NOTEBOOKS]
+    assert "00_start_here.ipynb" in names
+    assert len(names) >= 4
+
+
+@pytest.mark.parametrize("path", one_group_each(NOTEBOOKS))
+def test_notebook_runs_clean(path):
+    nb = nbtools.execute(path)
+    assert nbtools.unexpected_warnings(nb) == []
+
+
+@pytest.mark.parametrize("path", [pytest.param(p, id=p.name) for p in NOTEBOOKS])
+def test_committed_without_outputs(path):
+    nb = nbformat.read(path, as_version=4)
+    assert not nbtools.has_outputs(nb), f"run: python tools/notebooks.py strip {path}"
+
+
+@pytest.mark.parametrize("path", [pytest.param(p, id=p.name) for p in NOTEBOOKS])
+def test_links_resolve(path):
+    for target in _LINK.findall(markdown(path)):
+        if target.startswith(("http://", "https://", "#")):
+            continue
+        file, _, anchor = target.partition("#")
+        if file.startswith("../exercises/"):
+            topic = file.split("/")[2]
+            assert topic in EXERCISE_TOPICS and file == f"../exercises/{topic}/{topic}.ipynb"
+            continue
+        linked = path.parent / file
+        assert linked.exists(), f"{path.name} links to missing {file}"
+        if anchor:
+            assert anchor in anchors(linked), f"{path.name} links to missing {target}"
+
+
+def test_start_page_links_every_lecture():
+    start = markdown(ROOT / "course" / "00_start_here.ipynb")
+    for path in NOTEBOOKS:
+        if path.name != "00_start_here.ipynb":
+            assert f"]({path.name})" in start, f"00_start_here does not link {path.name}"
+
+
+def test_catalogue_cites_existing_sections():
+    from autograder.scenarios import load_catalogue
+
+    missing = []
+    for sc in load_catalogue().values():
+        file, _, anchor = sc.lecture.partition("#")
+        if not (ROOT / file).exists() or anchor not in anchors(ROOT / file):
+            missing.append(f"{sc.id} -> {sc.lecture}")
+    assert missing == []
+
+
+def test_strip_removes_outputs_and_keeps_tags(tmp_path):
+    cell = nbformat.v4.new_code_cell("print(1)", metadata={"tags": ["warning-expected"]})
+    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="1\n")]
+    cell.execution_count = 3
+    cell.metadata["execution"] = {"iopub.status.busy": "2024-01-01"}
+    path = tmp_path / "x.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[cell]), path)
+    nbtools.strip_files([path])
+    nb = nbformat.read(path, as_version=4)
+    assert not nbtools.has_outputs(nb)
+    assert nb.cells[0].metadata == {"tags": ["warning-expected"]}
+    assert not nbtools.strip(nb)  # a second strip changes nothing
+
+
+def test_unexpected_warnings_spares_tagged_cells():
+    warn = nbformat.v4.new_output("stream", name="stderr", text="UserWarning: careful\n")
+    tagged = nbformat.v4.new_code_cell("", metadata={"tags": ["warning-expected"]})
+    plain = nbformat.v4.new_code_cell("")
+    tagged.outputs = [warn]
+    plain.outputs = [warn]
+    nb = nbformat.v4.new_notebook(cells=[tagged, plain])
+    assert nbtools.unexpected_warnings(nb) == [(1, "UserWarning: careful\n")]
