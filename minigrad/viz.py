@@ -404,15 +404,15 @@ class Picture:
         out = [
             "digraph autograd {",
             '  graph [bgcolor="white", rankdir=TB, nodesep=0.3, ranksep=0.4];',
-            f'  node [shape=box, style="rounded,filled", fontname="{FONT}", fontsize=10];',
+            f'  node [shape=box, style="rounded,filled", fontname="{FONT}", fontsize=10,'
+            ' margin="0.15,0.08"];',
             '  edge [color="#5b6470", arrowsize=0.7];',
         ]
         for n in self.nodes:
             fill, stroke, dash = STYLES[n.kind]
             style = "rounded,filled,dashed" if dash else "rounded,filled"
-            label = "\\n".join(_dot_escape(x) for x in [n.title, *n.lines])
             out.append(
-                f'  "{n.id}" [label="{label}", fillcolor="{fill}", color="{stroke}", '
+                f'  "{n.id}" [label=<{_dot_label(n)}>, fillcolor="{fill}", color="{stroke}", '
                 f'style="{style}"];'
             )
         for e in self.edges:
@@ -450,8 +450,13 @@ def graphviz_available():
     return importlib.util.find_spec("graphviz") is not None and shutil.which("dot") is not None
 
 
-def _dot_escape(text):
-    return text.replace("\\", "\\\\").replace('"', '\\"')
+def _dot_label(node):
+    """A Graphviz HTML-like label: bold title, left-aligned lines, alerts in red."""
+    parts = [f"<B>{html.escape(node.title)}</B>"]
+    for i, line in enumerate(node.lines):
+        text = html.escape(line)
+        parts.append(f'<FONT COLOR="{ALERT}">{text}</FONT>' if i in node.alerts else text)
+    return '<BR ALIGN="LEFT"/>'.join(parts) + '<BR ALIGN="LEFT"/>'
 
 
 class _SvgLayout:

@@ -113,3 +113,25 @@ def test_unexpected_warnings_spares_tagged_cells():
     plain.outputs = [warn]
     nb = nbformat.v4.new_notebook(cells=[tagged, plain])
     assert nbtools.unexpected_warnings(nb) == [(1, "UserWarning: careful\n")]
+
+
+def test_site_pages_have_pictures_and_page_links(tmp_path):
+    course = tmp_path / "course"
+    course.mkdir()
+    cells = [
+        nbformat.v4.new_markdown_cell(
+            "# 9. A `tiny` lecture\nSee [the other](98_other.ipynb#top)."
+        ),
+        nbformat.v4.new_code_cell(
+            "import torch\nfrom minigrad.viz import draw\n"
+            "x = torch.ones(2, requires_grad=True)\ndraw((x * 2).sum())"
+        ),
+    ]
+    path = course / "99_tiny.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=cells), path)
+    nbtools.build_site(tmp_path / "site", [path])
+    page = (tmp_path / "site" / "99_tiny.html").read_text()
+    assert "<svg" in page and "SumBackward0" in page
+    assert 'href="98_other.html#top"' in page
+    index = (tmp_path / "site" / "index.html").read_text()
+    assert '<a href="99_tiny.html">9. A <code>tiny</code> lecture</a>' in index

@@ -1,6 +1,7 @@
 """minigrad.viz.draw: the graph it extracts is PyTorch's own (next_functions), and it renders."""
 
 import ast
+import html
 import subprocess
 import sys
 import warnings
@@ -239,7 +240,7 @@ def test_dot_source_names_every_node_and_edge():
     dot = picture.to_dot()
     assert dot.startswith("digraph")
     for n in picture.nodes:
-        assert f'"{n.id}" [label="{n.title}' in dot
+        assert f'"{n.id}" [label=<<B>{html.escape(n.title)}</B>' in dot
     for e in picture.edges:
         assert f'"{e.src}" -> "{e.dst}"' in dot
 

@@ -87,15 +87,16 @@ def strip_files(paths):
             print(f"stripped {path}")
 
 
-def build_site(out):
-    """Execute every lecture notebook and write one HTML page each, plus index.html."""
+def build_site(out, notebooks=None):
+    """Execute every lecture notebook (or `notebooks`) and write one HTML page each, plus
+    index.html."""
     from nbconvert import HTMLExporter
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     exporter = HTMLExporter(template_name="lab")
     pages = []
-    for path in course_notebooks():
+    for path in notebooks or course_notebooks():
         started = time.perf_counter()
         nb = execute(path)
         seconds = time.perf_counter() - started
@@ -119,9 +120,14 @@ def _title(nb, fallback):
     return fallback
 
 
+def _inline_code(text):
+    """Escape a markdown title for HTML, keeping `code` spans as <code>."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text))
+
+
 def _index(pages):
     items = "\n".join(
-        f'<li><a href="{stem}.html">{html.escape(title)}</a> '
+        f'<li><a href="{stem}.html">{_inline_code(title)}</a> '
         f"<small>({stem}.ipynb, ran in {seconds:.1f} s)</small></li>"
         for stem, title, seconds in pages
     )
