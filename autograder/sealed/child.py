@@ -47,11 +47,15 @@ def main(result_fd: int) -> None:
     present = [name for name in ENGINE_NAMES if has_name(engine, name)]
     _send(channel, {"cells": cells, "engine_names": present})
     for scenario_id in request["scenarios"]:
-        result = answer(
-            engine,
-            {"scenario": scenario_id, "module": None, "seed": request["seed"],
-             "device": request["device"], "time_limit": request["scenario_s"]},
-        )  # fmt: skip
+        try:
+            result = answer(
+                engine,
+                {"scenario": scenario_id, "module": None, "seed": request["seed"],
+                 "device": request["device"], "time_limit": request["scenario_s"]},
+            )  # fmt: skip
+        except OSError as exc:  # no process left to fork (the student's have them all)
+            result = {"status": "error", "observations": [],
+                      "error": {"type": "Process", "message": f"not run: {exc}"}}  # fmt: skip
         _send(channel, {"scenario": scenario_id, "result": result})
     _send(channel, {"done": True})
 

@@ -28,6 +28,7 @@ from autograder.sealed.sandbox import Limits, Outcome, Sandbox, layers, missing_
 from autograder.sealed.submission import Program, assemble
 
 ENGINE_LABEL = "your engine"
+IMPORTABLE = "a graded notebook can import Python's standard library and NumPy, nothing else"
 
 
 @dataclass
@@ -174,7 +175,7 @@ def _read_outcome(outcome: Outcome, ids) -> tuple[list, dict, list[str]]:
     if outcome.problem:
         tail = outcome.stderr_tail.strip().splitlines()[-3:]
         notes.append(
-            f"the sealed run {outcome.problem}" + (f"; last output: {tail}" if tail else "")
+            f"sealed run: {outcome.problem}" + (f"; its last output: {tail}" if tail else "")
         )
     if outcome.malformed:
         notes.append(f"{outcome.malformed} line(s) on the result pipe were not JSON objects")
@@ -211,6 +212,8 @@ def _cell_notes(reports: list, program: Program) -> list[str]:
 def _error_text(report: dict) -> str:
     error = report.get("error") if isinstance(report.get("error"), dict) else {}
     text = f"raised {error.get('type')}: {str(error.get('message', ''))[:500]}"
+    if error.get("type") == "ModuleNotFoundError":
+        text += f" ({IMPORTABLE})"
     if error.get("traceback"):
         text += "\n" + str(error["traceback"])[:2000]
     return text

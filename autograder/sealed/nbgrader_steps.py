@@ -78,14 +78,14 @@ def seal_outputs(nb, result: SealedResult):
     """Every test cell's outputs become its sealed verdict; an answer cell that raised shows
     its error. Nothing else of the in-kernel run is kept in those cells (tracebacks that
     quoted hidden tests included)."""
-    notes = "".join(f"NOTE: {note}\n" for note in result.notes)
     for cell in nb.cells:
         grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
         if cell.cell_type != "code" or grade_id is None:
             continue
         if grade_id in result.cells:
             score = result.cells[grade_id]
-            text = notes + score.feedback + "\n"
+            notes = [f"NOTE: {n}\n" for n in result.notes if n not in score.feedback]
+            text = "".join(notes) + score.feedback + "\n"
             cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=text)]
             if score.status != "passed":
                 cell.outputs.append(
