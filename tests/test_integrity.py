@@ -346,6 +346,22 @@ def test_reference_answer_full_marks_and_stub_zero(contract, tmp_path):
     assert "NotImplementedError" in stub.cells["test_L3"].feedback
 
 
+ASSIGNMENTS = sorted(p.name for p in (REPO / "solutions").iterdir() if p.is_dir())
+
+
+@pytest.mark.parametrize("name", ASSIGNMENTS)
+def test_every_assignment_grades_sealed_reference_full_cpu_marks_stub_zero(name):
+    """The sealed environment (NumPy, no IPython) suffices for every assignment."""
+    contract = sealed.Contract.from_notebook(REPO / "solutions" / name / f"{name}.ipynb")
+    reference = grade(contract, REPO / "solutions" / name / f"{name}.ipynb")
+    for grade_id, cell in reference.cells.items():
+        expected = 0.0 if "cuda" in grade_id else cell.max_points
+        assert cell.points == expected, cell.feedback
+    assert not [n for n in reference.notes if "DEGRADED" not in n]
+    stub = grade(contract, REPO / "exercises" / name / f"{name}.ipynb")
+    assert stub.score == 0
+
+
 def test_a_fresh_seed_is_drawn_and_recorded(contract, tmp_path):
     path = write(submission(), tmp_path / "a")
     first, second = grade(contract, path, seed=None), grade(contract, path, seed=None)
