@@ -362,6 +362,22 @@ def test_every_assignment_grades_sealed_reference_full_cpu_marks_stub_zero(name)
     assert stub.score == 0
 
 
+def test_no_precomputed_answer_fits_every_graded_scenario_changes_with_the_seed():
+    """A submission replaying PyTorch's observations recorded at home (where torch is
+    installed) would need them for the seed the grader draws: none repeats across seeds."""
+    import torch
+
+    import autograder
+
+    for name in ASSIGNMENTS:
+        contract = sealed.Contract.from_notebook(REPO / "solutions" / name / f"{name}.ipynb")
+        ids = sorted({sid for t in contract.tests for c in t.checks for sid in c.scenario_ids()
+                      if t.device == "cpu"})  # fmt: skip
+        one, two = (autograder.observe(torch, ids, seed=s)["scenarios"] for s in (1, 2))
+        fixed = [sid for sid in ids if one[sid]["observations"] == two[sid]["observations"]]
+        assert not fixed, f"{name}: scenarios whose observations ignore the seed: {fixed}"
+
+
 def test_a_fresh_seed_is_drawn_and_recorded(contract, tmp_path):
     path = write(submission(), tmp_path / "a")
     first, second = grade(contract, path, seed=None), grade(contract, path, seed=None)
