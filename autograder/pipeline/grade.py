@@ -2,15 +2,18 @@
 
 A submission is graded again only when it has no run yet, when its files changed since its
 last run, with --force, or when it is an appeal (--student: the seed of its last run is
-reused, so the hidden tests draw the same values).
+reused, so the hidden tests draw the same values). One `grade` at a time per course (a lock
+file); a killed one leaves nothing the next one trusts.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import secrets
 import shutil
 import sys
+from contextlib import contextmanager
 
 from autograder.pipeline.grade_one import SEED_ENV, Job, blank_result
 from autograder.pipeline.progress import Progress
@@ -35,6 +38,21 @@ def grade_class(
 ) -> list[dict]:
     """Grade what needs grading; returns the results written, in completion order."""
     stream = stream or sys.stderr
+    with _only_grader(course):
+        plan = _plan(course, force, student, stream)
+        if not plan:
+            return []
+        written = _grade(course, plan, workers, cell_timeout, limits or Limits(), grader, stream)
+    if any(r["seeds_seen"] and r["seeds_seen"] != [r["seed"]] for r in written):
+        stream.write(
+            f"warning: the hidden tests did not use the seed in {SEED_ENV}; an appeal "
+            "(--student) cannot draw the same values again\n"
+        )
+    return written
+
+
+def _plan(course, force: bool, student: str | None, stream) -> list[tuple]:
+    """(student, assignment, seed, fingerprint) of each submission to grade now."""
     submissions = [s for s in course.submitted() if student is None or s[0] == student]
     if student is not None and not submissions:
         raise SystemExit(f"no collected submission for student {student!r}")
@@ -55,10 +73,13 @@ def grade_class(
     skipped = len(submissions) - len(plan)
     if skipped:
         stream.write(f"{skipped} submissions already graded and unchanged (--force regrades)\n")
-    if not plan:
-        return []
+    return plan
 
+
+def _grade(course, plan, workers, cell_timeout, limits, grader, stream) -> list[dict]:
     template = build_template(course, course.work / "template.db")
+    jobs_dir = course.work / "jobs"
+    shutil.rmtree(jobs_dir, ignore_errors=True)  # a killed run's leftovers
     prints = {(who, a): p for who, a, _, p in plan}
     jobs = [
         Job(
@@ -66,7 +87,7 @@ def grade_class(
             who,
             a,
             seed,
-            str(course.work / "jobs" / f"{who}--{a}"),
+            str(jobs_dir / f"{who}--{a}"),
             str(template),
             cell_timeout,
         )
@@ -76,7 +97,7 @@ def grade_class(
     stream.write(f"grading {len(jobs)} submissions, {workers} at a time\n")
     progress, written = Progress(len(jobs), stream), []
     with course.gradebook() as gb:
-        for job, result, problem in run_jobs(jobs, workers, limits or Limits(), grader):
+        for job, result, problem in run_jobs(jobs, workers, limits, grader):
             if result is None:
                 result = blank_result(job, problem)
             write_result(gb, course, result, prints[(job.student, job.assignment)])
@@ -84,16 +105,21 @@ def grade_class(
             written.append(result)
             score = sum(c["score"] for c in result["cells"])
             total = sum(c["max_score"] for c in result["cells"])
-            running = len(jobs) - progress.done - 1
-            progress.step(
-                min(workers, running), f"{job.student}/{job.assignment} {score:g}/{total:g}"
-            )
-    if any(r["seeds_seen"] and r["seeds_seen"] != [r["seed"]] for r in written):
-        stream.write(
-            f"warning: the hidden tests did not use the seed in {SEED_ENV}; an appeal "
-            "(--student) cannot draw the same values again\n"
-        )
+            running = min(workers, len(jobs) - progress.done - 1)
+            progress.step(running, f"{job.student}/{job.assignment} {score:g}/{total:g}")
     return written
+
+
+@contextmanager
+def _only_grader(course):
+    """An exclusive lock on the course's grading; the system drops it when we die."""
+    course.work.mkdir(parents=True, exist_ok=True)
+    with open(course.work / "grade.lock", "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise SystemExit("another `minigrad-course grade` is running on this course") from None
+        yield
 
 
 def _fresh_seed() -> int:

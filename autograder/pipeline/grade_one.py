@@ -21,9 +21,11 @@ from __future__ import annotations
 import os
 import shutil
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
+from sqlalchemy.exc import SAWarning
 from traitlets.config import Config
 
 from autograder.pipeline.course import Course
@@ -59,9 +61,11 @@ def grade_submission(job: Job) -> dict:
     notes = list(repair.notes)
     if repair.notebooks:
         os.environ[SEED_ENV] = str(job.seed)  # inherited by the kernel nbgrader starts
-        outcome = course.api(_autograde_config(course, work, db_url, job)).autograde(
-            job.assignment, job.student, force=True, create=True
-        )
+        with warnings.catch_warnings():  # nbgrader's ORM use warns on every new submission
+            warnings.simplefilter("ignore", SAWarning)
+            outcome = course.api(_autograde_config(course, work, db_url, job)).autograde(
+                job.assignment, job.student, force=True, create=True
+            )
         if not outcome["success"]:
             notes.append(f"nbgrader stopped: {_last_error(outcome)}")
     graded = work / "autograded" / job.student / job.assignment
@@ -113,20 +117,18 @@ def _read_private_gradebook(db_url: str, course_id: str, job: Job, facts: dict, 
     with Gradebook(db_url, course_id) as gb:
         try:
             submission = gb.find_submission(job.assignment, job.student)
-        except MissingEntry:  # nothing could be graded: every cell scores 0
-            submission = None
-        if submission is not None:
             timestamp = submission.timestamp.isoformat() if submission.timestamp else None
-            graded = [
-                (nb.name, nb.grades, nb.comments, nb.late_submission_penalty)
-                for nb in submission.notebooks
-            ]
-        else:
-            assignment = gb.find_assignment(job.assignment)
-            graded = [
-                (nb.name, [_Blank(c) for c in nb.grade_cells], [], None)
-                for nb in assignment.notebooks
-            ]
+            submitted = {nb.name: nb for nb in submission.notebooks}
+        except MissingEntry:  # nothing could be graded
+            submitted = {}
+        graded = []  # every grade cell of the assignment; 0 where nbgrader recorded none
+        for definition in gb.find_assignment(job.assignment).notebooks:
+            nb = submitted.get(definition.name)
+            recorded = {g.name: g for g in nb.grades} if nb is not None else {}
+            grades = [recorded.get(c.name) or _Blank(c) for c in definition.grade_cells]
+            comments_of = nb.comments if nb is not None else []
+            penalty = nb.late_submission_penalty if nb is not None else None
+            graded.append((definition.name, grades, comments_of, penalty))
         for notebook, grades, notebook_comments, late_penalty in graded:
             notebooks.append({"notebook": notebook, "late_penalty": late_penalty})
             for grade in grades:
@@ -173,7 +175,9 @@ def _read_private_gradebook(db_url: str, course_id: str, job: Job, facts: dict, 
 def _notebook_note(notebook: str, notes: list[str]) -> str:
     prefix = f"{notebook}.ipynb: "
     found = [note.removeprefix(prefix) for note in notes if note.startswith(prefix)]
-    return found[0] if found else "notebook not graded"
+    if found:
+        return found[0]
+    return notes[-1] if notes else "notebook not graded"
 
 
 class _Blank:
@@ -191,9 +195,16 @@ def _status(graded_notebooks: list[str], notes: list[str]) -> str:
 
 
 def _last_error(outcome: dict) -> str:
-    lines = [
-        line.strip()
-        for line in (outcome.get("log") or "").splitlines()
-        if line.startswith("[ERROR]") and "see the" not in line and "error processing" not in line
-    ]
-    return lines[0].removeprefix("[ERROR]").strip() if lines else "see the log"
+    """The exception nbgrader logged: the last line of its first traceback."""
+    lines = (outcome.get("log") or "").splitlines()
+    start = next((i for i, line in enumerate(lines) if "Traceback" in line), None)
+    if start is None:
+        errors = [line for line in lines if line.startswith("[ERROR]")]
+        return errors[0].removeprefix("[ERROR]").strip() if errors else "see nbgrader's log"
+    block = []
+    for line in lines[start + 1 :]:
+        if line.startswith("["):  # the next log record
+            break
+        if line.strip():
+            block.append(line.strip())
+    return block[-1] if block else "see nbgrader's log"

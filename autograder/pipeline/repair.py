@@ -21,6 +21,7 @@ from __future__ import annotations
 import copy
 import json
 import shutil
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -70,7 +71,9 @@ def _read(path: Path):
     except json.JSONDecodeError as error:
         return None, f"not a valid notebook (invalid JSON: {error.msg} at line {error.lineno})"
     try:
-        return nbformat.reads(text, as_version=4), ""
+        with warnings.catch_warnings():  # duplicated cell ids: reported in our own words
+            warnings.simplefilter("ignore")
+            return nbformat.reads(text, as_version=4), ""
     except Exception as error:  # nbformat raises many kinds for a structurally wrong file
         return None, f"not a notebook nbformat can read ({type(error).__name__}: {error})"
 

@@ -8,13 +8,22 @@ killed at any point holds, for each submission, either its last complete grading
 from __future__ import annotations
 
 import shutil
+import warnings
 from datetime import datetime
 from pathlib import Path
+
+from sqlalchemy.exc import SAWarning
 
 from autograder.pipeline.runs import new_run
 
 
 def write_result(gb, course, result: dict, fingerprint: str) -> None:
+    with warnings.catch_warnings():  # nbgrader's own ORM use warns on every new submission
+        warnings.simplefilter("ignore", SAWarning)
+        _write(gb, course, result, fingerprint)
+
+
+def _write(gb, course, result: dict, fingerprint: str) -> None:
     student, assignment = result["student"], result["assignment"]
     _move_graded_notebooks(course, result)
     gb.update_or_create_student(student)
