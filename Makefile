@@ -9,7 +9,7 @@ ROLE ?= student
 COURSE ?=
 NB ?=
 
-.PHONY: install test lint format bench lab html check exercises clean
+.PHONY: install test lint format bench lab html check exercises demo clean
 
 install: $(STAMP)
 
@@ -51,6 +51,10 @@ check: install
 # Regenerate solutions/ and exercises/ after changing autograder/exercise_kit or the catalogue.
 exercises: install
 	$(BIN)/python -m autograder.exercise_kit
+
+# A sample class (built from solutions/) graded end to end by the instructor's pipeline.
+demo: install
+	$(BIN)/minigrad-course demo build/demo-course
 
 clean:
 	rm -rf $(VENV) build site .pytest_cache .ruff_cache .hypothesis

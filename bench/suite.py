@@ -3,7 +3,7 @@
 import sys
 import traceback
 
-from bench import catalogue, chain, deep_chain, mlp, notebooks
+from bench import catalogue, chain, deep_chain, mlp, notebooks, pipeline
 from bench.engines import Minigrad
 from bench.results import Row
 from bench.verify import Mismatch
@@ -14,6 +14,7 @@ BENCHMARKS = {
     "deep_chain": deep_chain.run,
     "catalogue": catalogue.run,
     "notebooks": lambda minigrad: notebooks.run(),
+    "pipeline": lambda minigrad: pipeline.run(),
 }
 
 

@@ -92,6 +92,18 @@ MOODLE = "devices"  # downloaded as a folder per student; the others with Canvas
 def run_demo(where: Path, jobs: int | None = None) -> int:
     from autograder.cli import main as cli
 
+    course = build_class(where)
+    _step(cli, ["grade", "-C", str(course.root), *(["-j", str(jobs)] if jobs else [])])
+    for command in ("feedback", "export", "report"):
+        _step(cli, [command, "-C", str(course.root)])
+    print(f"\nthe demo class is in {course.root} (`make lab ROLE=instructor` opens it)")
+    return 0
+
+
+def build_class(where: Path) -> Course:
+    """init and collect: the demo course with every submission collected, nothing graded."""
+    from autograder.cli import main as cli
+
     where = Path(where).resolve()
     _clear(where)
     lms = where.parent / f"{where.name}-lms"
@@ -119,11 +131,7 @@ def run_demo(where: Path, jobs: int | None = None) -> int:
                 str(roster),
             ],
         )
-    _step(cli, ["grade", "-C", str(where), *(["-j", str(jobs)] if jobs else [])])
-    for command in ("feedback", "export", "report"):
-        _step(cli, [command, "-C", str(where)])
-    print(f"\nthe demo class is in {where} (`make lab ROLE=instructor` opens it in nbgrader)")
-    return 0
+    return course
 
 
 def _step(cli, argv: list[str]) -> None:
