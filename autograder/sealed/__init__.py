@@ -3,9 +3,11 @@
     from autograder import sealed
     contract = sealed.Contract.from_notebook("source/leaf_nodes/leaf_nodes.ipynb")
     result = sealed.grade_notebook(contract, "submitted/alice/leaf_nodes/leaf_nodes.ipynb")
-    sealed.write_scores(gradebook, "leaf_nodes", "alice", result)    # after nbgrader autograde
-    sealed.seal_feedback(autograded_notebook_path, result)            # before generate_feedback
+    result.cells["test_L3"].points, result.notes, result.seed, result.to_json()
 
+In nbgrader (nbgrader_steps): SealedExecute replaces nbgrader's Execute in autograde, so no
+student code runs in nbgrader's kernel; write_scores(gradebook, assignment, student, result)
+and seal_outputs(notebook, result) serve a pipeline that writes grades itself.
 The trust model (what is defended, how, and what is not) is in the README, "Trust model".
 """
 
