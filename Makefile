@@ -29,6 +29,7 @@ format: install
 	$(BIN)/ruff check --fix .
 
 test: lint
+	bash tools/sysdeps.sh
 	$(BIN)/python -m pytest -n 2 --dist loadgroup
 
 bench: install
