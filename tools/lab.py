@@ -4,9 +4,9 @@
                         [--port N] [any jupyter lab option ...]
 
 student (default): JupyterLab on the repository, opening course/00_start_here.ipynb. The
-    exercises in exercises/ are released into a local nbgrader exchange (.lab/exchange), so
-    the Assignments panel lists them; "Fetch" copies one into my_assignments/, and every
-    notebook has nbgrader's Validate button.
+    exercises in exercises/ are released into a local nbgrader exchange (.lab/exchange; CPU-only
+    copies where there is no GPU), so the Assignments panel lists them; "Fetch" copies one
+    into my_assignments/, and every notebook has nbgrader's Validate button.
 instructor: JupyterLab in an instructor's course directory (default: the demo class, built
     with `minigrad-course demo` when missing), where nbgrader's Formgrader shows the
     gradebook, the submissions and their scores.
@@ -28,7 +28,7 @@ COURSE_ID = "minigrad-course"
 START_PAGE = "course/00_start_here.ipynb"
 STATE_DIR = ".lab"  # the student role's exchange and nbgrader config (git-ignored)
 FETCH_DIR = "my_assignments"  # where the Assignments panel fetches to (git-ignored)
-DEMO_DIR = "demo-class"
+DEMO_DIR = "build/demo-course"  # where `minigrad-course demo` puts it by default
 
 
 def main(argv=None):
@@ -62,7 +62,7 @@ def student_lab(root: Path, lab_args):
         f"c.Exchange.assignment_dir = {str(root / FETCH_DIR)!r}\n"
     )
     (root / FETCH_DIR).mkdir(exist_ok=True)
-    release_exercises(root, state / "exchange")
+    release_exercises(state, root / "exercises")
     env = dict(os.environ)
     env["JUPYTER_CONFIG_PATH"] = os.pathsep.join(
         p for p in (str(config_dir), env.get("JUPYTER_CONFIG_PATH")) if p
@@ -71,20 +71,31 @@ def student_lab(root: Path, lab_args):
     return root, env, [f"--ServerApp.root_dir={root}", start, *lab_args]
 
 
-def release_exercises(root: Path, exchange: Path):
-    """Release every assignment of exercises/ into the exchange with nbgrader's own
-    exchange code (what `nbgrader release_assignment` does, minus the gradebook)."""
+def release_exercises(state: Path, exercises: Path):
+    """Release every assignment of exercises/ into the exchange with nbgrader's own exchange
+    code (what `nbgrader release_assignment` does, minus the gradebook). Without a GPU the
+    released copies leave out the CUDA test cells, as a CPU-only course does (DESIGN.md), so
+    that a right answer validates."""
     from nbgrader.coursedir import CourseDirectory
     from nbgrader.exchange.default import ExchangeReleaseAssignment
     from traitlets.config import Config
 
-    for folder in sorted(p for p in (root / "exercises").iterdir() if p.is_dir()):
+    import minigrad
+    from autograder.pipeline.init_course import drop_cuda_cells
+
+    release = state / "release"
+    shutil.rmtree(release, ignore_errors=True)
+    shutil.copytree(exercises, release, ignore=shutil.ignore_patterns(".*"))
+    if not minigrad.cuda.is_available():
+        for notebook in release.glob("*/*.ipynb"):
+            drop_cuda_cells(notebook)
+    for folder in sorted(p for p in release.iterdir() if p.is_dir()):
         config = Config()
-        config.CourseDirectory.root = str(root)
-        config.CourseDirectory.release_directory = "exercises"
+        config.CourseDirectory.root = str(state)
+        config.CourseDirectory.release_directory = release.name
         config.CourseDirectory.course_id = COURSE_ID
         config.CourseDirectory.assignment_id = folder.name
-        config.Exchange.root = str(exchange)
+        config.Exchange.root = str(state / "exchange")
         config.ExchangeReleaseAssignment.force = True  # the committed exercises win
         coursedir = CourseDirectory(config=config)
         ExchangeReleaseAssignment(coursedir=coursedir, config=config).start()
