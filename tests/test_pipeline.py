@@ -372,6 +372,31 @@ def _assert_no_process_left_in(course: Path, timeout=20) -> None:
     assert not left, [p.info for p in left]
 
 
+# --- limits: per cell, per submission (wall clock, memory) -------------------------------------
+@pytest.mark.xdist_group("pipeline_limits")
+def test_time_and_memory_limits_stop_one_submission_not_the_class(tmp_path):
+    course = tmp_path / "course"
+    run("init", course, "--solutions", toy_solutions(tmp_path / "solutions"), "--cpu-only")
+    loops = answered(course)
+    loops.cells[2].source = "while True:\n    pass\n\n" + loops.cells[2].source  # before add
+    hand_in(course, "loops", loops)
+    hand_in(course, "hoards", answered(course, preamble="hoard = bytearray(4 * 2**30)\n"))
+    hand_in(course, "good", answered(course))
+    run("grade", "-C", course, "--cell-timeout", "5", "--memory", "2500")
+    hand_in(course, "sleeps", answered(course, preamble="import time\ntime.sleep(600)\n"))
+    run("grade", "-C", course, "--timeout", "10")  # grades only the new submission
+    scores = gradebook_scores(sqlite_url(course))
+    assert scores == {
+        ("loops", "toy"): {"test_add": 0, "test_mul": 1},  # interrupted, the rest graded
+        ("hoards", "toy"): {"test_add": 0, "test_mul": 0},  # MemoryError in both answers
+        ("good", "toy"): {"test_add": 2, "test_mul": 1},
+        ("sleeps", "toy"): {"test_add": 0, "test_mul": 0},  # stopped by the wall clock
+    }
+    assert any("ran past the cell time limit" in n for n in notes_of(sqlite_url(course), "loops"))
+    assert any("over the 10 s limit" in n for n in notes_of(sqlite_url(course), "sleeps"))
+    _assert_no_process_left_in(course)
+
+
 # --- nbgrader's exchange ----------------------------------------------------------------------
 @pytest.mark.xdist_group("pipeline_exchange")
 def test_release_and_collect_through_the_exchange(tmp_path):

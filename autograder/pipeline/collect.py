@@ -83,11 +83,10 @@ class RosterCollector(FileNameCollectorPlugin):
         return "", relative.name
 
 
-def collect_from_exchange(course, assignments) -> list[str]:
+def collect_from_exchange(course, assignments) -> None:
     api = course.api()
     for assignment in assignments:
         check_result(api.collect(assignment, update=True), f"collect {assignment}")
-    return []
 
 
 def collect_from_lms(

@@ -97,7 +97,7 @@ def _grade(course, plan, workers, cell_timeout, limits, grader, stream) -> list[
     stream.write(f"grading {len(jobs)} submissions, {workers} at a time\n")
     progress, written = Progress(len(jobs), stream), []
     with course.gradebook() as gb:
-        for job, result, problem in run_jobs(jobs, workers, limits, grader):
+        for job, result, problem in run_jobs(jobs, workers, limits, grader, course.work / "logs"):
             if result is None:
                 result = blank_result(job, problem)
             write_result(gb, course, result, prints[(job.student, job.assignment)])

@@ -102,9 +102,16 @@ def _autograde_config(course: Course, work: Path, db_url: str, job: Job) -> Conf
     config.CourseDirectory.autograded_directory = os.path.relpath(work / "autograded", course.root)
     config.Execute.timeout = job.cell_timeout
     config.Execute.shutdown_kernel = "immediate"  # a graceful shutdown waits seconds for nothing
-    defaults = Autograde.class_traits()["autograde_preprocessors"].default()
+    # the course's steps (a sealed grader configures its own), else nbgrader's; its Execute
+    # is replaced by one that survives a dying kernel
+    course_config = course.config()
+    if "autograde_preprocessors" in course_config.Autograde:
+        steps = course_config.Autograde.autograde_preprocessors
+    else:
+        steps = Autograde.class_traits()["autograde_preprocessors"].default()
     config.Autograde.autograde_preprocessors = [
-        ResilientExecute if step is Execute else step for step in defaults
+        ResilientExecute if step in (Execute, "nbgrader.preprocessors.Execute") else step
+        for step in steps
     ]
     return config
 

@@ -23,6 +23,7 @@ import traceback
 from collections import deque
 from dataclasses import dataclass
 from multiprocessing.connection import wait
+from pathlib import Path
 
 import psutil
 
@@ -49,11 +50,14 @@ class _Running:
     process: multiprocessing.Process
     conn: object
     started: float
-    peak_mb: float = 0.0
 
 
-def run_jobs(jobs, workers: int, limits: Limits, grader: str):
-    """Yield (job, result or None, problem) as jobs finish; problem explains a missing result."""
+def run_jobs(jobs, workers: int, limits: Limits, grader: str, logs: Path):
+    """Yield (job, result or None, problem) as jobs finish; problem explains a missing result.
+
+    What a worker and its kernel print goes to logs/<name of the job's work_dir>.log.
+    """
+    logs.mkdir(parents=True, exist_ok=True)
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(PRELOAD)
     pending, running = deque(jobs), {}
@@ -62,8 +66,11 @@ def run_jobs(jobs, workers: int, limits: Limits, grader: str):
             while pending and len(running) < workers:
                 job = pending.popleft()
                 receive, send = context.Pipe(duplex=False)
+                log = logs / f"{Path(job.work_dir).name}.log"
                 process = context.Process(
-                    target=_worker, args=(grader, job, send, limits.memory_mb), daemon=False
+                    target=_worker,
+                    args=(grader, job, send, limits.memory_mb, str(log)),
+                    daemon=False,
                 )
                 process.start()
                 send.close()
@@ -103,15 +110,17 @@ def _check(run: _Running, limits: Limits):
         _kill_tree(run.process.pid)
         return None, f"stopped after {elapsed:.0f} s: over the {limits.wall_s:.0f} s limit"
     used = _tree_memory_mb(run.process.pid)
-    run.peak_mb = max(run.peak_mb, used)
     if used > limits.memory_mb:
         _kill_tree(run.process.pid)
         return None, f"stopped at {used:.0f} MB: over the {limits.memory_mb} MB memory limit"
     return None
 
 
-def _worker(grader: str, job, send, memory_mb: int) -> None:
+def _worker(grader: str, job, send, memory_mb: int, log: str) -> None:
     _die_with_parent()
+    with open(log, "w") as sink:  # nbgrader's and the kernel's chatter, off the terminal
+        os.dup2(sink.fileno(), 1)
+        os.dup2(sink.fileno(), 2)
     cap = memory_mb * 2**20
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
     try:
