@@ -46,7 +46,8 @@ def main(argv=None):
     if os.geteuid() == 0:  # containers and CI run as root; Jupyter refuses without this
         command.append("--allow-root")
     print("+", " ".join(command), f"(in {cwd})", flush=True)
-    return subprocess.call(command, cwd=cwd, env=env)
+    os.chdir(cwd)
+    os.execvpe(command[0], command, env)  # Ctrl-C and signals go straight to JupyterLab
 
 
 def student_lab(root: Path, lab_args):
