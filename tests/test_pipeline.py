@@ -448,10 +448,9 @@ def real_class(tmp_path_factory):
     from autograder.pipeline import demo
 
     released = course / "release" / "leaf_nodes" / "leaf_nodes.ipynb"
-    source = course / "source" / "leaf_nodes"
     handed = {
-        "lovelaceada_1_2_leaf_nodes.ipynb": demo.submission(released, source, "correct")[1],
-        "bitdiddleben_LATE_3_4_leaf_nodes.ipynb": demo.submission(released, source, "bug")[1],
+        "lovelaceada_1_2_leaf_nodes.ipynb": demo.submission(released, "correct")[1],
+        "bitdiddleben_LATE_3_4_leaf_nodes.ipynb": demo.submission(released, "bug")[1],
         "dfectcy_5_6_leaf_nodes.ipynb": released.read_bytes(),
         "nobody_7_8_leaf_nodes.ipynb": released.read_bytes(),
         "parkkim_9_10_leaf_nodes.ipynb": released.read_bytes(),

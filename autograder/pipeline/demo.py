@@ -20,7 +20,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.exercise_kit.cells import without_markers
+from autograder.exercise_kit.planted import BUGS, solution_sources
 from autograder.pipeline.course import CONFIG_FILE, Course
 
 ROSTER = [  # id, first name, last name
@@ -37,38 +37,6 @@ ROSTER = [  # id, first name, last name
     ("kim", "Kim", "Park"),
 ]
 
-# Typical bugs, one per assignment: (rule it breaks, text of the reference answer, buggy text).
-# COPY of entries of BUGS in tests/test_exercises.py (requested as a package module from the
-# exercises helper; replace this copy by an import when it lands).
-BUGS = {
-    "leaf_nodes": (
-        "L8",
-        "        tensor._grad._data += grad._data\n        bump_version(tensor._grad)",
-        "        tensor._grad = grad",
-    ),
-    "detach_numpy": (
-        "D2",
-        "    alias = wrap(t._data, t.device)\n    share_version(alias, t)\n",
-        "    alias = wrap(t._data, t.device)\n",
-    ),
-    "inplace_versions": (
-        "I3",
-        "    if t.is_leaf and t.requires_grad:\n        raise RuntimeError(\n",
-        "    if False:\n        raise RuntimeError(\n",
-    ),
-    "rebuilding_tensors": (
-        "R1",
-        "    values = number(data)\n",
-        "    if any(isinstance(x, Tensor) for x in data):\n        return stack(data)\n"
-        "    values = number(data)\n",
-    ),
-    "devices": (
-        "V1",
-        "    if where == t.device and kind is t.dtype and not copy:\n        return t\n",
-        "",
-    ),
-}
-
 # (student, assignment, what they hand in)
 CLASS = [
     ("ada", "leaf_nodes", "correct"),
@@ -78,12 +46,12 @@ CLASS = [
     ("cy", "inplace_versions", "bug"),
     ("cy", "rebuilding_tensors", "bug"),
     ("dee", "devices", "bug"),
-    ("dee", "leaf_nodes", "partly answered"),
-    ("eva", "detach_numpy", "unanswered"),
+    ("dee", "detach_numpy", "partly answered"),
+    ("eva", "leaf_nodes", "unanswered"),
     ("fay", "detach_numpy", "invalid JSON"),
     ("gus", "inplace_versions", "stripped metadata, a retyped cell"),
     ("hal", "rebuilding_tensors", "renamed notebook"),
-    ("ivy", "leaf_nodes", "kernel dies"),
+    ("ivy", "rebuilding_tensors", "kernel dies"),
     ("jo", "devices", "deleted and duplicated cells"),
 ]
 MOODLE = "devices"  # downloaded as a folder per student; the others with Canvas file names
@@ -163,7 +131,7 @@ def write_downloads(course: Course, out: Path) -> dict[str, Path]:
     files: dict[str, list[tuple[str, bytes]]] = {}
     for number, (student, assignment, kind) in enumerate(CLASS):
         released = course.path("release", assignment, f"{assignment}.ipynb")
-        filename, content = submission(released, course.path("source", assignment), kind)
+        filename, content = submission(released, kind)
         first, last = names[student]
         files.setdefault(assignment, []).append(
             (_lms_name(assignment, first, last, number, filename), content)
@@ -191,17 +159,17 @@ def _lms_name(assignment: str, first: str, last: str, number: int, filename: str
     return f"{compact}_{1000 + number}_{5000 + number}_{filename}"
 
 
-def submission(released: Path, source: Path, kind: str) -> tuple[str, bytes]:
+def submission(released: Path, kind: str) -> tuple[str, bytes]:
     """(file name, bytes) of one student's notebook of the given kind."""
     name = released.stem
     nb = nbformat.read(released, as_version=4)
-    answers = _answers(source / released.name)
+    answers = solution_sources(name)
     solution_cells = [c for c in nb.cells if _nbgrader(c).get("solution")]
     if kind != "unanswered":
         for cell in solution_cells:
             cell.source = answers[_nbgrader(cell)["grade_id"]]
     if kind == "bug":
-        _rule, old, new = BUGS[name]
+        _rule, old, new = BUGS[name][0]  # the first typical bug of the assignment
         (cell,) = [c for c in solution_cells if old in c.source]
         cell.source = cell.source.replace(old, new)
     elif kind == "partly answered":
@@ -231,16 +199,6 @@ def submission(released: Path, source: Path, kind: str) -> tuple[str, bytes]:
 
 def _nbgrader(cell) -> dict:
     return cell.get("metadata", {}).get("nbgrader", {})
-
-
-def _answers(source_notebook: Path) -> dict[str, str]:
-    """grade_id -> reference answer (nbgrader's markers removed) of each solution cell."""
-    nb = nbformat.read(source_notebook, as_version=4)
-    return {
-        _nbgrader(c)["grade_id"]: without_markers(c.source)
-        for c in nb.cells
-        if _nbgrader(c).get("solution")
-    }
 
 
 def _released_stub(released: Path, cell) -> str:
