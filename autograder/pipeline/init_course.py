@@ -8,6 +8,7 @@ and lets nbgrader's generate_assignment fill release/ and the gradebook.
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
 
 import nbformat
@@ -32,7 +33,34 @@ c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.ClearHiddenTests",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
+{sealed_lines}"""
+
+# The verdict that counts comes from the sealed run (autograder/sealed): student code never
+# runs in nbgrader's kernel, which shares the grader's rights and the hidden tests.
+SEALED = """from autograder.sealed.nbgrader_steps import autograde_steps  # noqa: E402
+
+c.Autograde.autograde_preprocessors = autograde_steps()
 """
+NOT_SEALED = """# NOT SEALED: {why}
+# Student code runs inside nbgrader's kernel, with the grader's rights (see README, Trust model).
+"""
+
+
+def sealed_config(assignments) -> str:
+    """The sealed grading steps when every source notebook states what its tests check."""
+    from autograder.sealed.contract import Contract, ContractError
+
+    for folder in assignments:
+        for path in _notebooks(folder):
+            try:
+                Contract.from_notebook(path)
+            except ContractError as exc:
+                why = (
+                    f"{folder.name}/{path.name} has no sealed contract: {str(exc).splitlines()[0]}"
+                )
+                print(f"minigrad-course init: {why}; grading is NOT sealed", file=sys.stderr)
+                return NOT_SEALED.format(why=why)
+    return SEALED
 
 
 def init_course(
@@ -55,7 +83,12 @@ def init_course(
     db_line = f"c.CourseDirectory.db_url = {db_url!r}" if db_url else ""
     dest.mkdir(parents=True, exist_ok=True)
     (dest / CONFIG_FILE).write_text(
-        CONFIG.format(course_id=COURSE_ID, exchange=str(exchange), db_line=db_line)
+        CONFIG.format(
+            course_id=COURSE_ID,
+            exchange=str(exchange),
+            db_line=db_line,
+            sealed_lines=sealed_config(assignments),
+        )
     )
     for folder in assignments:
         target = dest / "source" / folder.name
