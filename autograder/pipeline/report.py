@@ -90,14 +90,13 @@ def _plot_scores(data, path: Path):
         ax.set_title(assignment, fontsize=9)
         ax.set_xlabel("score (%)")
     axes[0][0].set_ylabel("submissions")
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
+    _save(fig, path)
     return path.name, "Score distribution per assignment"
 
 
 def _plot_pass_rates(data, path: Path):
-    rates = sorted(data["pass_rate"].items(), key=lambda kv: (kv[1], kv[0]))
+    # barh draws the first bar at the bottom: reversed, the hardest scenarios come out on top
+    rates = sorted(data["pass_rate"].items(), key=lambda kv: (kv[1], kv[0]))[::-1]
     if not rates:
         return None
     plt = _pyplot()
@@ -108,11 +107,10 @@ def _plot_pass_rates(data, path: Path):
         color="#55a868",
     )
     ax.set_xlim(0, 100)
+    ax.margins(y=0.01)  # the default 5% leaves several empty rows above and below
     ax.set_xlabel("pass rate (%), submissions in brackets")
     ax.tick_params(axis="y", labelsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
+    _save(fig, path)
     return path.name, "Pass rate per scenario"
 
 
@@ -124,11 +122,17 @@ def _plot_messages(data, path: Path):
     fig, ax = plt.subplots(figsize=(8, 0.3 * len(messages) + 1))
     ax.barh([_short(m, 70) for m, _ in messages], [n for _, n in messages], color="#c44e52")
     ax.set_xlabel("test cells")
+    ax.xaxis.get_major_locator().set_params(integer=True)
     ax.tick_params(axis="y", labelsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
+    _save(fig, path)
     return path.name, "Most common failure messages"
+
+
+def _save(fig, path: Path) -> None:
+    fig.tight_layout()
+    # bbox_inches="tight" widens the canvas to long tick labels instead of cutting them off
+    fig.savefig(path, dpi=90, bbox_inches="tight")
+    _pyplot().close(fig)
 
 
 def _short(text: str, n: int) -> str:
@@ -140,7 +144,8 @@ def _page(data, table: str, figures) -> str:
     parts = [
         "<!DOCTYPE html><html><head><meta charset='utf-8'><title>Class report</title>",
         "<style>body{font-family:sans-serif;max-width:1000px;margin:auto}"
-        "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}</style></head><body>",
+        "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}"
+        "img{max-width:100%;height:auto}</style></head><body>",
         "<h1>Class report</h1>",
         f"<p>{len(data['students'])} students, {len(data['assignments'])} assignments.</p>",
         f"<h2>Grades</h2><pre>{esc(table)}</pre>",
