@@ -168,6 +168,16 @@ def cannot_cast_result(result, out):
 
 
 NON_LEAF_OPTIMIZE = "can't optimize a non-leaf Tensor"
+OPTIMIZER_EMPTY = "optimizer got an empty parameter list"
+OPTIMIZER_PARAMS_TENSOR = (
+    "params argument given to the optimizer should be an iterable of Tensors or dicts, but got "
+)
+OPTIMIZER_NOT_TENSOR = "optimizer can only optimize Tensors, but one of the params is "
+OPTIMIZER_DUPLICATE_PARAMS = (
+    "optimizer contains a parameter group with duplicate parameters; in future, this will cause "
+    "an error; see github.com/pytorch/pytorch/issues/40967 for more information"
+)
+SGD_NESTEROV = "Nesterov momentum requires a momentum and zero dampening"
 
 BOOL_NEGATION = (
     "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert "
