@@ -177,6 +177,48 @@ OPTIMIZER_DUPLICATE_PARAMS = (
     "optimizer contains a parameter group with duplicate parameters; in future, this will cause "
     "an error; see github.com/pytorch/pytorch/issues/40967 for more information"
 )
+
+
+def mm_shapes(a, b):
+    return f"mat1 and mat2 shapes cannot be multiplied ({a[0]}x{a[1]} and {b[0]}x{b[1]})"
+
+
+def addmm_dtypes(first, second, a, b):
+    return f"{first} and {second} must have the same dtype, but got {a} and {b}"
+
+
+def expand_bias(bias_shape, out_shape):
+    """addmm's text for a bias that does not broadcast to the output (PyTorch's expand
+    names the last dimension that fails)."""
+    n = len(out_shape)
+    for i in reversed(range(len(bias_shape))):
+        d = n - len(bias_shape) + i
+        if bias_shape[i] != 1 and bias_shape[i] != out_shape[d]:
+            break
+    return (
+        f"The expanded size of the tensor ({out_shape[d]}) must match the existing size "
+        f"({bias_shape[i]}) at non-singleton dimension {d}.  Target sizes: {list(out_shape)}.  "
+        f"Tensor sizes: {list(bias_shape)}"
+    )
+
+
+def linear_dims(a, b):
+    return f"both arguments to linear need to be at least 1D, but they are {a}D and {b}D"
+
+
+ELEMENTWISE_MEAN = (
+    "reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead."
+)
+
+
+def mse_target_size(target_shape, input_shape):
+    return (
+        f"Using a target size ({LIB}.Size({list(target_shape)})) that is different to the input "
+        f"size ({LIB}.Size({list(input_shape)})). This will likely lead to incorrect results due "
+        "to broadcasting. Please ensure they have the same size."
+    )
+
+
 SGD_NESTEROV = "Nesterov momentum requires a momentum and zero dampening"
 
 BOOL_NEGATION = (

@@ -690,11 +690,14 @@ class MseLossBackward0(Node):
 
     def apply(self, g):
         s = self.unpack()
-        diff = s["self"] - s["target"]
-        scale = 2.0 / diff.size if self.reduction == "mean" else 2.0
-        gx = (g * scale * diff).astype(diff.dtype, copy=False)
-        ga = gx if self.next_functions[0][0] is not None else None
-        gb = -gx if self.next_functions[1][0] is not None else None
+        a, b = s["self"], s["target"]  # computed in the output's dtype, returned in each input's
+        a_, b_ = a.astype(g.dtype, copy=False), b.astype(g.dtype, copy=False)
+        scale = 2.0 / a.size if self.reduction == "mean" else 2.0
+        ga = gb = None
+        if self.next_functions[0][0] is not None:
+            ga = (g * scale * (a_ - b_)).astype(a.dtype, copy=False)
+        if self.next_functions[1][0] is not None:  # (b - a), not -(a - b): 0., not -0.
+            gb = (g * scale * (b_ - a_)).astype(b.dtype, copy=False)
         return ga, gb
 
 
