@@ -219,6 +219,14 @@ def mse_target_size(target_shape, input_shape):
     )
 
 
+def nll_batch_size(n_input, n_target):
+    return f"Expected input batch_size ({n_input}) to match target batch_size ({n_target})."
+
+
+def nll_1d_target(n):
+    return f"For 1D input, 1D target must have size 1, but got target size: {n}"
+
+
 SGD_NESTEROV = "Nesterov momentum requires a momentum and zero dampening"
 
 BOOL_NEGATION = (
