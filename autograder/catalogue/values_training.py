@@ -46,6 +46,13 @@ def linear_refuses_wrong_width_and_dtype(T, record, rng):
     plain = _layer(T, rng, dev, n_in, n_out, bias=False)
     x = T.tensor(floats(rng, (batch, n_in), -2, 2), requires_grad=True, device=dev)
     record.call("layer(x)", lambda: layer(x))
+    # a non-contiguous batch: PyTorch takes matmul and an in-place add_ instead of addmm
+    x3 = T.tensor(floats(rng, (batch, 2, n_in), -2, 2), requires_grad=True, device=dev)
+    y = record.call("layer(x3.transpose(0, 1))", lambda: layer(x3.transpose(0, 1)))
+    w = T.tensor(floats(rng, (2, batch, n_out), -2, 2), device=dev)
+    record.call("backward of layer(x3.transpose(0, 1))", lambda: (y * w).sum().backward())
+    record.grad("x3.grad", x3)
+    record.grad("layer.bias.grad", layer.bias)
     for name, m in [("layer", layer), ("layer without bias", plain)]:
         for shape in [(batch, wrong), (wrong,), (2, batch, wrong)]:
             bad = T.tensor(floats(rng, shape, -2, 2), device=dev)

@@ -27,6 +27,8 @@ def linear(input, weight, bias=None):  # noqa: A002
     if input._data.ndim == 0 or weight._data.ndim == 0:
         raise RuntimeError(msg.linear_dims(input._data.ndim, weight._data.ndim))
     if input._data.ndim != 2 and bias is not None:
+        if not input._data.flags.c_contiguous:  # PyTorch: matmul, then an in-place add_
+            return ops.add_(ops.matmul(input, weight.t()), bias)
         *lead, k = input._data.shape
         flat = ops.reshape(input, math.prod(lead), k)
         return ops.view(linear(flat, weight, bias), *lead, weight._data.shape[0])
