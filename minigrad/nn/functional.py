@@ -78,7 +78,7 @@ def log_softmax(input, dim):  # noqa: A002
 
 
 def _outside_subset(name, **args):
-    given = [k for k, v in args.items() if v is not None and v != 0.0]
+    given = [k for k, v in args.items() if v is not None]
     if given:
         raise NotImplementedError(f"{name}: {', '.join(given)} outside the course subset")
 
@@ -146,7 +146,7 @@ def cross_entropy(  # noqa: A002
         weight=weight,
         size_average=size_average,
         reduce=reduce,
-        label_smoothing=label_smoothing,
+        label_smoothing=label_smoothing or None,
     )
     reduction = _reduction(reduction)
     class_dim = 0 if input._data.ndim == 1 else 1
