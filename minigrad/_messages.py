@@ -227,6 +227,7 @@ def nll_1d_target(n):
     return f"For 1D input, 1D target must have size 1, but got target size: {n}"
 
 
+ZERO_ELEMENT_INIT = "Initializing zero-element tensors is a no-op"
 SGD_NESTEROV = "Nesterov momentum requires a momentum and zero dampening"
 
 BOOL_NEGATION = (

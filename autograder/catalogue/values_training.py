@@ -53,6 +53,8 @@ def linear_refuses_wrong_width_and_dtype(T, record, rng):
     record.call("backward of layer(x3.transpose(0, 1))", lambda: (y * w).sum().backward())
     record.grad("x3.grad", x3)
     record.grad("layer.bias.grad", layer.bias)
+    record.call(f"T.nn.Linear(0, {n_out})", lambda: T.nn.Linear(0, n_out))
+    record.call(f"T.nn.Linear({n_in}, 0)", lambda: T.nn.Linear(n_in, 0))
     for name, m in [("layer", layer), ("layer without bias", plain)]:
         for shape in [(batch, wrong), (wrong,), (2, batch, wrong)]:
             bad = T.tensor(floats(rng, shape, -2, 2), device=dev)
@@ -316,6 +318,7 @@ def sgd_param_groups_and_validation(T, record, rng):
     record.call("SGD([])", lambda: T.optim.SGD([], lr=lr))
     record.call("SGD(p)", lambda: T.optim.SGD(p, lr=lr))
     record.call("SGD([p, lr])", lambda: T.optim.SGD([p, lr], lr=lr))
+    record.call("SGD([p, q, p])", lambda: T.optim.SGD([p, q, p], lr=lr))
     record.call(
         "p in two groups", lambda: T.optim.SGD([{"params": [p]}, {"params": [p, q]}], lr=lr)
     )
