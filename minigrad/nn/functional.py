@@ -96,10 +96,10 @@ def _nll_loss(input, target, reduction, ignore_index):  # noqa: A002
     nd, tshape = input._data.ndim, target._data.shape
     if nd < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {nd})")
+    if nd != 1 and input._data.shape[0] != (tshape[0] if tshape else 0):
+        raise ValueError(msg.nll_batch_size(input._data.shape[0], tshape[0] if tshape else 0))
     if nd > 2:
         raise NotImplementedError("nll_loss of a more than 2-D input is outside the course subset")
-    if nd == 2 and input._data.shape[0] != (tshape[0] if tshape else 0):
-        raise ValueError(msg.nll_batch_size(input._data.shape[0], tshape[0] if tshape else 0))
     if len(tshape) > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if target._dtype is not _dtypes.int64:
@@ -199,10 +199,7 @@ def _broadcast_pair(a, b):
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):  # noqa: A002
-    if size_average is not None or reduce is not None or weight is not None:
-        raise NotImplementedError(
-            "mse_loss: size_average, reduce and weight are outside the subset"
-        )
+    _outside_subset("mse_loss", size_average=size_average, reduce=reduce, weight=weight)
     if target.size() != input.size():
         warnings.warn(msg.mse_target_size(target.shape, input.shape), UserWarning, stacklevel=2)
     input, target = _broadcast_pair(input, target)  # noqa: A001
