@@ -168,6 +168,67 @@ def cannot_cast_result(result, out):
 
 
 NON_LEAF_OPTIMIZE = "can't optimize a non-leaf Tensor"
+OPTIMIZER_EMPTY = "optimizer got an empty parameter list"
+OPTIMIZER_PARAMS_TENSOR = (
+    "params argument given to the optimizer should be an iterable of Tensors or dicts, but got "
+)
+OPTIMIZER_NOT_TENSOR = "optimizer can only optimize Tensors, but one of the params is "
+OPTIMIZER_DUPLICATE_PARAMS = (
+    "optimizer contains a parameter group with duplicate parameters; in future, this will cause "
+    "an error; see github.com/pytorch/pytorch/issues/40967 for more information"
+)
+
+
+def mm_shapes(a, b):
+    return f"mat1 and mat2 shapes cannot be multiplied ({a[0]}x{a[1]} and {b[0]}x{b[1]})"
+
+
+def addmm_dtypes(first, second, a, b):
+    return f"{first} and {second} must have the same dtype, but got {a} and {b}"
+
+
+def expand_bias(bias_shape, out_shape):
+    """addmm's text for a bias that does not broadcast to the output (PyTorch's expand
+    names the last dimension that fails)."""
+    n = len(out_shape)
+    for i in reversed(range(len(bias_shape))):
+        d = n - len(bias_shape) + i
+        if bias_shape[i] != 1 and bias_shape[i] != out_shape[d]:
+            break
+    return (
+        f"The expanded size of the tensor ({out_shape[d]}) must match the existing size "
+        f"({bias_shape[i]}) at non-singleton dimension {d}.  Target sizes: {list(out_shape)}.  "
+        f"Tensor sizes: {list(bias_shape)}"
+    )
+
+
+def linear_dims(a, b):
+    return f"both arguments to linear need to be at least 1D, but they are {a}D and {b}D"
+
+
+ELEMENTWISE_MEAN = (
+    "reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead."
+)
+
+
+def mse_target_size(target_shape, input_shape):
+    return (
+        f"Using a target size ({LIB}.Size({list(target_shape)})) that is different to the input "
+        f"size ({LIB}.Size({list(input_shape)})). This will likely lead to incorrect results due "
+        "to broadcasting. Please ensure they have the same size."
+    )
+
+
+def nll_batch_size(n_input, n_target):
+    return f"Expected input batch_size ({n_input}) to match target batch_size ({n_target})."
+
+
+def nll_1d_target(n):
+    return f"For 1D input, 1D target must have size 1, but got target size: {n}"
+
+
+ZERO_ELEMENT_INIT = "Initializing zero-element tensors is a no-op"
+SGD_NESTEROV = "Nesterov momentum requires a momentum and zero dampening"
 
 BOOL_NEGATION = (
     "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert "

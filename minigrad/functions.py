@@ -683,6 +683,17 @@ class IndexPutBackward0(Node):
 # -- losses --------------------------------------------------------------------------------
 
 
+class DivBackward1(Node):
+    """A tensor divided by a C++ Scalar (inside PyTorch's own composite ops)."""
+
+    def __init__(self, edges, other):
+        super().__init__(edges)
+        self.other = other
+
+    def apply(self, g):
+        return (g / self.other,)
+
+
 class MseLossBackward0(Node):
     def __init__(self, edges, reduction):
         super().__init__(edges)
@@ -690,11 +701,14 @@ class MseLossBackward0(Node):
 
     def apply(self, g):
         s = self.unpack()
-        diff = s["self"] - s["target"]
-        scale = 2.0 / diff.size if self.reduction == "mean" else 2.0
-        gx = (g * scale * diff).astype(diff.dtype, copy=False)
-        ga = gx if self.next_functions[0][0] is not None else None
-        gb = -gx if self.next_functions[1][0] is not None else None
+        a, b = s["self"], s["target"]  # computed in the output's dtype, returned in each input's
+        a_, b_ = a.astype(g.dtype, copy=False), b.astype(g.dtype, copy=False)
+        scale = 2.0 / a.size if self.reduction == "mean" else 2.0
+        ga = gb = None
+        if self.next_functions[0][0] is not None:
+            ga = (g * scale * (a_ - b_)).astype(a.dtype, copy=False)
+        if self.next_functions[1][0] is not None:  # (b - a), not -(a - b): 0., not -0.
+            gb = (g * scale * (b_ - a_)).astype(b.dtype, copy=False)
         return ga, gb
 
 
@@ -710,15 +724,21 @@ class LogSoftmaxBackward0(Node):
 
 
 class NllLossBackward0(Node):
-    def __init__(self, edges, reduction, n, n_classes):
+    def __init__(self, edges, reduction, ignore_index, shape):
         super().__init__(edges)
-        self.reduction, self.n, self.n_classes = reduction, n, n_classes
+        self.reduction, self.ignore_index, self.shape = reduction, ignore_index, shape
 
     def apply(self, g):
+        """-g (scaled as the reduction did) at each kept target's class, 0 elsewhere."""
         xp = array_module(g)
-        target = self.unpack()["target"]
-        shape = (target.shape[0], self.n_classes)
-        out = xp.zeros(shape, dtype=g.dtype)
-        scale = g / self.n if self.reduction == "mean" else g
-        out[xp.arange(shape[0]), target] = -scale
-        return (out,)
+        target = self.unpack()["target"].reshape(-1)
+        keep = target != self.ignore_index
+        out = xp.zeros((target.shape[0], self.shape[-1]), dtype=g.dtype)
+        if self.reduction == "none":
+            scale = g.reshape(-1)[keep]
+        elif self.reduction == "sum":
+            scale = g
+        else:
+            scale = g / xp.maximum(keep.sum(), 1)  # no kept target: nothing is written
+        out[xp.arange(target.shape[0])[keep], target[keep]] = -scale
+        return (out.reshape(self.shape),)

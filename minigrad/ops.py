@@ -7,6 +7,7 @@ out-of-place code on an alias of the old values and then rewrite history (`_inpl
 
 import builtins
 import collections
+import math
 
 import numpy as np
 
@@ -532,18 +533,24 @@ def _matmul_prepare(self, other):
         )
 
 
-def mm(self, mat2):
+def _check_mm(self, mat2, mat1_shape=None):
+    """mm's checks in PyTorch's order: devices, matrices, inner sizes, then dtypes (so a
+    float64 input of the wrong width reports the sizes). `mat1_shape`: the 2-D shape a
+    batch is folded into (matmul of a batch with a matrix, nn.Linear)."""
+    a, b = mat1_shape or self._data.shape, mat2._data.shape
+    if self._device == mat2._device:  # a device mismatch is reported first, below
+        if len(a) != 2:
+            raise RuntimeError("self must be a matrix")
+        if len(b) != 2:
+            raise RuntimeError("mat2 must be a matrix")
+        if a[1] != b[0]:
+            raise RuntimeError(msg.mm_shapes(a, b))
     _matmul_prepare(self, mat2)
-    if self._data.ndim != 2:
-        raise RuntimeError("self must be a matrix")
-    if mat2._data.ndim != 2:
-        raise RuntimeError("mat2 must be a matrix")
+
+
+def mm(self, mat2):
+    _check_mm(self, mat2)
     a, b = self._data, mat2._data
-    if a.shape[1] != b.shape[0]:
-        raise RuntimeError(
-            f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
-            f"{b.shape[0]}x{b.shape[1]})"
-        )
     out = Tensor._make(a @ b, self._device, self._dtype)
     if _needs_grad(self, mat2) and self._dtype.is_floating_point:
         node = F.MmBackward0((self._edge(), mat2._edge()))
@@ -598,6 +605,9 @@ def matmul(self, other):
         if out._grad_fn is not None:
             out._grad_fn = F.SqueezeBackward4((out._edge(),), (1,) + out._data.shape)
         return out
+    if da >= 3 and db == 2:  # PyTorch folds the batch into one mm
+        *batch, k = self._data.shape
+        _check_mm(self, other, (math.prod(batch), k))
     _matmul_prepare(self, other)
     out = Tensor._make(self._xp.matmul(self._data, other._data), self._device, self._dtype)
     if _needs_grad(self, other) and self._dtype.is_floating_point:

@@ -78,6 +78,8 @@ class Tensor:
     @classmethod
     def _make(cls, data, device=CPU, dtype=None):
         """A fresh leaf holding `data` (no copy)."""
+        if isinstance(data, np.generic):  # NumPy gives some 0-d results as scalars: keep arrays
+            data = np.asarray(data)
         t = object.__new__(cls)
         t._data = data
         t._dtype = dtype if dtype is not None else _dtypes._BY_NP[data.dtype]

@@ -1,9 +1,13 @@
 """`nn.functional`: relu, softplus, linear, mse_loss, cross_entropy (and log_softmax)."""
 
+import math
+import warnings
+
 import numpy as np
 
+from .. import _dtypes, ops
+from .. import _messages as msg
 from .. import functions as F
-from .. import ops
 from ..tensor import Tensor
 
 
@@ -20,13 +24,18 @@ def linear(input, weight, bias=None):  # noqa: A002
 
     Other shapes are folded to a batch and viewed back, as PyTorch does (ViewBackward0).
     """
+    if input._data.ndim == 0 or weight._data.ndim == 0:
+        raise RuntimeError(msg.linear_dims(input._data.ndim, weight._data.ndim))
     if input._data.ndim != 2 and bias is not None:
-        lead = input._data.shape[:-1]
-        flat = ops.reshape(input, -1, input._data.shape[-1])
+        if not input._data.flags.c_contiguous:  # PyTorch: matmul, then an in-place add_
+            return ops.add_(ops.matmul(input, weight.t()), bias)
+        *lead, k = input._data.shape
+        flat = ops.reshape(input, math.prod(lead), k)
         return ops.view(linear(flat, weight, bias), *lead, weight._data.shape[0])
     wt = weight.t()
     if bias is None:
         return ops.matmul(input, wt)
+    _check_addmm(bias, input, wt)
     data = input._data @ wt._data + bias._data
     out = Tensor._make(data, input._device, input._dtype)
     if ops._needs_grad(input, weight, bias):
@@ -41,7 +50,26 @@ def linear(input, weight, bias=None):  # noqa: A002
     return out
 
 
+def _check_addmm(bias, mat1, mat2):
+    """addmm's checks in PyTorch's order: dtypes (bias first), then mm's, then the bias size."""
+    name = _dtypes.SCALAR_TYPE_NAME
+    for which, t in (("self", bias), ("mat1", mat1)):
+        if t._dtype is not mat2._dtype:
+            raise RuntimeError(msg.addmm_dtypes(which, "mat2", name[t._dtype], name[mat2._dtype]))
+    ops._check_mm(mat1, mat2)
+    out = (mat1._data.shape[0], mat2._data.shape[1])
+    try:
+        np.broadcast_shapes(bias._data.shape, out)
+    except ValueError:
+        raise RuntimeError(msg.expand_bias(bias._data.shape, out)) from None
+
+
 def log_softmax(input, dim):  # noqa: A002
+    if not input._dtype.is_floating_point:
+        kernel = "log_softmax_lastdim_kernel_impl" if dim in (-1, input._data.ndim - 1) else ""
+        kernel = kernel or "log_softmax_kernel_impl"
+        name = _dtypes.SCALAR_TYPE_NAME[input._dtype]
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{name}'")
     xp = input._xp
     x = input._data
     shifted = x - x.max(axis=dim, keepdims=True)
@@ -49,31 +77,141 @@ def log_softmax(input, dim):  # noqa: A002
     return ops._unary(F.LogSoftmaxBackward0, input, data, result=True, dim=dim)
 
 
-def nll_loss(input, target, reduction="mean"):  # noqa: A002
+def _outside_subset(name, **args):
+    given = [k for k, v in args.items() if v is not None]
+    if given:
+        raise NotImplementedError(f"{name}: {', '.join(given)} outside the course subset")
+
+
+def nll_loss(  # noqa: A002
+    input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"
+):
+    _outside_subset("nll_loss", weight=weight, size_average=size_average, reduce=reduce)
+    return _nll_loss(input, target, _reduction(reduction), ignore_index)
+
+
+def _nll_loss(input, target, reduction, ignore_index):  # noqa: A002
+    """PyTorch's nll_loss_nd for 1-D (one sample) and 2-D (a batch) log-probabilities, with
+    its checks in its order: batch sizes, target dims, target dtype, target values."""
+    nd, tshape = input._data.ndim, target._data.shape
+    if nd < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {nd})")
+    if nd != 1 and input._data.shape[0] != (tshape[0] if tshape else 0):
+        raise ValueError(msg.nll_batch_size(input._data.shape[0], tshape[0] if tshape else 0))
+    if nd > 2:
+        raise NotImplementedError("nll_loss of a more than 2-D input is outside the course subset")
+    if len(tshape) > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if target._dtype is not _dtypes.int64:
+        name = _dtypes.SCALAR_TYPE_NAME[target._dtype]
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {name}")
+    if nd == 1 and tshape and tshape[0] != 1:
+        raise ValueError(msg.nll_1d_target(tshape[0]))
     xp = input._xp
-    idx = target._data
-    picked = input._data[xp.arange(idx.shape[0]), idx]
-    total = -picked.sum()
-    data = total / idx.shape[0] if reduction == "mean" else total
-    out = Tensor._make(
-        np.asarray(data, dtype=input._data.dtype) if xp is np else data, input._device
-    )
+    x = input._data if nd == 2 else input._data[None]  # (batch, classes)
+    t = target._data.reshape(-1)
+    keep = t != ignore_index
+    bad = keep & ((t < 0) | (t >= x.shape[1]))
+    if bad.any():  # the first bad target, as PyTorch's loop meets it
+        raise IndexError(f"Target {int(t[int(bad.argmax())])} is out of bounds.")
+    picked = x[xp.arange(t.shape[0]), xp.where(keep, t, 0)]
+    losses = xp.where(keep, -picked, xp.zeros_like(picked))
+    if reduction == "none":
+        data = losses if nd == 2 else losses.reshape(())
+    elif reduction == "sum":
+        data = losses.sum()
+    else:  # the mean over the targets not ignored (nan when there is none, as in PyTorch)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            data = losses.sum() / keep.sum()
+    out = Tensor._make(ops._arr(data, input._dtype), input._device)
     if ops._needs_grad(input):
-        node = F.NllLossBackward0((input._edge(),), reduction, idx.shape[0], input._data.shape[1])
+        node = F.NllLossBackward0((input._edge(),), reduction, ignore_index, input._data.shape)
         node.save(target=target)
         out._grad_fn = node
     return out
 
 
-def cross_entropy(input, target, reduction="mean"):  # noqa: A002
-    return nll_loss(log_softmax(input, 1), target, reduction)
+def cross_entropy(  # noqa: A002
+    input,
+    target,
+    weight=None,
+    size_average=None,
+    ignore_index=-100,
+    reduce=None,
+    reduction="mean",
+    label_smoothing=0.0,
+):
+    _outside_subset(
+        "cross_entropy",
+        weight=weight,
+        size_average=size_average,
+        reduce=reduce,
+        label_smoothing=label_smoothing or None,
+    )
+    reduction = _reduction(reduction)
+    class_dim = 0 if input._data.ndim == 1 else 1
+    if input._data.shape == target._data.shape:  # class probabilities, as PyTorch assumes
+        return _cross_entropy_probabilities(input, target, reduction, ignore_index, class_dim)
+    return _nll_loss(log_softmax(input, class_dim), target, reduction, ignore_index)
 
 
-def mse_loss(input, target, reduction="mean"):  # noqa: A002
-    diff = input._data - target._data
+def _cross_entropy_probabilities(input, target, reduction, ignore_index, class_dim):  # noqa: A002
+    """PyTorch composes this case of ordinary ops (so its graph names them)."""
+    if not target._dtype.is_floating_point:
+        name = _dtypes.SCALAR_TYPE_NAME[target._dtype]
+        raise RuntimeError(
+            f"Expected floating point type for target with class probabilities, got {name}"
+        )
+    if ignore_index >= 0:
+        raise RuntimeError("ignore_index is not supported for floating point target")
+    prod = ops.mul(log_softmax(input, class_dim), target)
+    if reduction == "none":
+        return ops.neg(ops.sum(prod, class_dim))
+    total = ops.neg(ops.sum(prod))
+    if reduction == "sum":
+        return total
+    n = input._data.size // input._data.shape[class_dim] if input._data.size else 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        data = ops._arr(total._data / n, total._dtype) if n else total._data * np.nan
+    out = Tensor._make(data, total._device)
+    if ops._needs_grad(total):
+        out._grad_fn = F.DivBackward1((total._edge(),), n)  # divided by a C++ Scalar
+    return out
+
+
+def _reduction(reduction):
+    """PyTorch's `_Reduction.get_enum`: the reduction's name, checked before any computing."""
+    if reduction == "elementwise_mean":
+        warnings.warn(msg.ELEMENTWISE_MEAN, UserWarning, stacklevel=3)
+        return "mean"
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def _broadcast_pair(a, b):
+    """torch.broadcast_tensors for two tensors: the ones to expand become ExpandBackward0 views."""
+    if a._data.shape == b._data.shape:
+        return a, b
+    ops._check_broadcast(a, b)  # PyTorch's text for shapes that do not broadcast
+    shape = np.broadcast_shapes(a._data.shape, b._data.shape)
+    return tuple(x if x._data.shape == shape else ops.expand(x, *shape) for x in (a, b))
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):  # noqa: A002
+    _outside_subset("mse_loss", size_average=size_average, reduce=reduce, weight=weight)
+    if target.size() != input.size():
+        warnings.warn(msg.mse_target_size(target.shape, input.shape), UserWarning, stacklevel=2)
+    input, target = _broadcast_pair(input, target)  # noqa: A001
+    reduction = _reduction(reduction)
+    dtype = _dtypes.result_type(input, target)  # computed in the promoted dtype, as PyTorch does
+    if not dtype.is_floating_point:
+        name = _dtypes.SCALAR_TYPE_NAME[dtype]
+        raise NotImplementedError(f"\"mse_{input._device.type}\" not implemented for '{name}'")
+    diff = input._data.astype(dtype.np, copy=False) - target._data.astype(dtype.np, copy=False)
     sq = diff * diff
     data = sq.mean() if reduction == "mean" else sq.sum() if reduction == "sum" else sq
-    out = Tensor._make(ops._arr(data, input._dtype), input._device)
+    out = Tensor._make(ops._arr(data, dtype), input._device)
     if ops._needs_grad(input, target):
         node = F.MseLossBackward0((input._edge(), target._edge()), reduction)
         node.save(self=input, target=target)

@@ -1,6 +1,7 @@
 """`nn.Module` and the few layers of the course: Linear, Sequential, ReLU."""
 
 import math
+import warnings
 from collections import OrderedDict
 
 from .. import _messages as msg
@@ -126,6 +127,8 @@ class Linear(Module):
         # PyTorch's default: uniform(-1/sqrt(in), 1/sqrt(in)) for weight and bias.
         bound = 1 / math.sqrt(in_features) if in_features else 0
         with grad_mode.no_grad():
+            if 0 in self.weight.shape:  # PyTorch's init warns, and leaves the weight as it is
+                warnings.warn(msg.ZERO_ELEMENT_INIT, UserWarning, stacklevel=2)
             self.weight.uniform_(-bound, bound)
             if self.bias is not None:
                 self.bias.uniform_(-bound, bound)
