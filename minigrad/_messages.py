@@ -177,3 +177,93 @@ BOOL_SUBTRACTION = (
     "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
     "invert a mask, use the `~` or `logical_not()` operator instead."
 )
+
+
+def dim_out_of_range(dim, ndim):
+    # A 0-d tensor takes dims as if it had one (PyTorch's wrap_scalar).
+    n = max(ndim, 1)
+    return f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
+
+
+def index_out_of_bounds(index, dim, size):
+    return f"index {index} is out of bounds for dimension {dim} with size {size}"
+
+
+def too_many_indices(ndim):
+    return f"too many indices for tensor of dimension {ndim}"
+
+
+def mask_shape(mask_shape, j, shape, dim):
+    return (
+        f"The shape of the mask {list(mask_shape)} at index {j} does not match the shape of the "
+        f"indexed tensor {list(shape)} at index {dim}"
+    )
+
+
+INDEX_0D = (
+    "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ "
+    "to convert a 0-dim tensor to a number"
+)
+SLICE_0D = "slice() cannot be applied to a 0-dim tensor."
+NEGATIVE_STEP = "step must be greater than zero"
+INDEX_TENSOR_DTYPE = "tensors used as indices must be long, int, byte or bool tensors"
+
+
+def invalid_index_type(name):
+    return (
+        "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
+        f"indices (got {name})"
+    )
+
+
+def dim_repeated(dim):
+    return f"dim {dim} appears multiple times in the list of dims"
+
+
+def must_be_bool(fn, name, position, value):
+    return (
+        f"{fn}(): argument '{name}' (position {position}) must be bool, not {type(value).__name__}"
+    )
+
+
+def reduction_signature(fn, given):
+    """PyTorch's TypeError for an argument combination none of sum's or mean's overloads take."""
+    return (
+        f"{fn}() received an invalid combination of arguments - got ({given}, ), but expected "
+        f"one of:\n * (*, {LIB}.dtype dtype = None)\n * (tuple of ints dim, bool keepdim = False, "
+        f"*, {LIB}.dtype dtype = None)\n"
+    )
+
+
+def extreme_signature(fn, given, keyword):
+    return (
+        f"{fn}() received an invalid combination of arguments - got ({given}, ), but expected "
+        f"one of:\n * ()\n      didn't match because some of the keywords were incorrect: "
+        f"{keyword}\n * (Tensor other)\n      didn't match because some of the keywords were "
+        f"incorrect: {keyword}\n * (int dim, bool keepdim = False)\n"
+    )
+
+
+def permute_length(ndim, given):
+    return (
+        "permute(sparse_coo): number of dimensions in the tensor input does not match the length "
+        f"of the desired ordering of dimensions i.e. input.dim() = {ndim} is not equal to "
+        f"len(dims) = {given}"
+    )
+
+
+PERMUTE_DUPLICATE = "permute(): duplicate dims are not allowed."
+
+CAT_EMPTY = f"{LIB}.cat(): expected a non-empty list of Tensors"
+STACK_EMPTY = "stack expects a non-empty TensorList"
+
+
+def cat_ndim(first, other):
+    return f"Tensors must have same number of dimensions: got {first} and {other}"
+
+
+def cat_sizes(dim, want, got, i):
+    return (
+        f"Sizes of tensors must match except in dimension {dim}. Expected size {want} but got "
+        f"size {got} for tensor number {i} in the list."
+    )

@@ -6,13 +6,13 @@ out-of-place code on an alias of the old values and then rewrite history (`_inpl
 """
 
 import builtins
-import collections
 
 import numpy as np
 
-from . import _dtypes
+from . import _dtypes, return_types
 from . import _messages as msg
 from . import functions as F
+from ._size import wrap_dim
 from .autograd import grad_mode
 from .tensor import Tensor
 
@@ -386,18 +386,37 @@ ne = _compare(np.not_equal)
 # -- reductions ----------------------------------------------------------------------------
 
 
+_ALL = object()  # no dim given: PyTorch's full reduction overload (SumBackward0, MaxBackward1)
+
+
 def _dims(dim, ndim):
-    if isinstance(dim, (list, tuple)):
-        dims = tuple(d % ndim if ndim else 0 for d in dim)
-    else:
-        dims = (dim % ndim if ndim else 0,)
-    return tuple(sorted(dims))
+    """The dims a reduction over `dim` reduces, sorted (None and () mean all of them)."""
+    if dim is None or (isinstance(dim, (list, tuple)) and not dim):
+        return tuple(range(ndim))
+    dims = [wrap_dim(d, ndim) for d in (dim if isinstance(dim, (list, tuple)) else (dim,))]
+    for d in dims:
+        if dims.count(d) > 1:
+            raise RuntimeError(msg.dim_repeated(d))
+    return tuple(sorted(dims)) if ndim else ()
 
 
-def sum(self, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
+def _reduction_args(name, dim, keepdim):
+    """dim (_ALL for the full-reduction overload) and keepdim, refused as PyTorch refuses."""
+    if dim is _ALL:
+        if keepdim is not _ALL:
+            raise TypeError(msg.reduction_signature(name, "keepdim=bool"))
+        return _ALL, False
+    keepdim = False if keepdim is _ALL else keepdim
+    if not isinstance(keepdim, builtins.bool):
+        raise TypeError(msg.must_be_bool(name, "keepdim", 2, keepdim))
+    return dim, keepdim
+
+
+def sum(self, dim=_ALL, keepdim=_ALL, *, dtype=None):  # noqa: A001
+    dim, keepdim = _reduction_args("sum", dim, keepdim)
     data = self._data
     out_dtype = dtype or (self._dtype if self._dtype.is_floating_point else _dtypes.int64)
-    if dim is None:
+    if dim is _ALL:
         result = _arr(data.sum(dtype=out_dtype.np), out_dtype)
         return _unary_shape(F.SumBackward0, self, result, shape=data.shape)
     dims = _dims(dim, data.ndim)
@@ -405,14 +424,15 @@ def sum(self, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
     return _unary_shape(F.SumBackward1, self, result, shape=data.shape, dims=dims, keepdim=keepdim)
 
 
-def mean(self, dim=None, keepdim=False, *, dtype=None):
+def mean(self, dim=_ALL, keepdim=_ALL, *, dtype=None):
+    dim, keepdim = _reduction_args("mean", dim, keepdim)
     if not self._dtype.is_floating_point and dtype is None:
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
             f"or complex dtype. Got: {_dtypes.SCALAR_TYPE_NAME[self._dtype]}"
         )
     data = self._data
-    if dim is None:
+    if dim is _ALL:
         result = _arr(data.mean(), self._dtype)
         return _unary_shape(F.MeanBackward0, self, result, shape=data.shape)
     dims = _dims(dim, data.ndim)
@@ -427,30 +447,13 @@ def _unary_shape(node_cls, self, data, **kw):
     return out
 
 
-class _ValuesIndices(collections.namedtuple("_ValuesIndices", ["values", "indices"])):
-    """What max(dim)/min(dim) return; prints like PyTorch's torch.return_types.max."""
-
-    op = "max"
-
-    def __repr__(self):
-        return (
-            f"{msg.LIB}.return_types.{self.op}(\nvalues={self.values!r},\nindices={self.indices!r})"
-        )
-
-
-class _MaxResult(_ValuesIndices):
-    op = "max"
-
-
-class _MinResult(_ValuesIndices):
-    op = "min"
-
-
-def _extreme(self, dim, keepdim, pick, arg, full_node, dim_node, result_type):
+def _extreme(self, name, dim, keepdim, pick, arg, full_node, dim_node, result_type):
     if isinstance(dim, Tensor):  # torch.max(a, b): elementwise
         raise NotImplementedError("elementwise max/min of two tensors is outside the subset")
     data = self._data
-    if dim is None:
+    if dim is _ALL:
+        if keepdim is not _ALL:
+            raise TypeError(msg.extreme_signature(name, "keepdim=bool", "keepdim"))
         if data.size == 0:
             raise RuntimeError(
                 "max(): Expected reduction dim to be specified for input.numel() == 0. "
@@ -463,7 +466,12 @@ def _extreme(self, dim, keepdim, pick, arg, full_node, dim_node, result_type):
             node.save_output("result", out)
             out._grad_fn = node
         return out
-    d = dim % builtins.max(data.ndim, 1)
+    if dim is None:
+        raise TypeError(msg.extreme_signature(name, "dim=NoneType", "dim"))
+    keepdim = False if keepdim is _ALL else keepdim
+    if not isinstance(keepdim, builtins.bool):
+        raise TypeError(msg.must_be_bool(name, "keepdim", 2, keepdim))
+    d = wrap_dim(dim, data.ndim)
     idx = arg(data, axis=d, keepdims=True) if data.ndim else self._xp.zeros((), np.int64)
     values = self._xp.take_along_axis(data, idx, axis=d) if data.ndim else data.copy()
     if not keepdim and data.ndim:
@@ -477,15 +485,31 @@ def _extreme(self, dim, keepdim, pick, arg, full_node, dim_node, result_type):
     return result_type(out, indices)
 
 
-def max(self, dim=None, keepdim=False):  # noqa: A001
+def max(self, dim=_ALL, keepdim=_ALL):  # noqa: A001
     return _extreme(
-        self, dim, keepdim, _pick_max, _argmax_keep, F.MaxBackward1, F.MaxBackward0, _MaxResult
+        self,
+        "max",
+        dim,
+        keepdim,
+        _pick_max,
+        _argmax_keep,
+        F.MaxBackward1,
+        F.MaxBackward0,
+        return_types.max,
     )
 
 
-def min(self, dim=None, keepdim=False):  # noqa: A001
+def min(self, dim=_ALL, keepdim=_ALL):  # noqa: A001
     return _extreme(
-        self, dim, keepdim, _pick_min, _argmin_keep, F.MinBackward1, F.MinBackward0, _MinResult
+        self,
+        "min",
+        dim,
+        keepdim,
+        _pick_min,
+        _argmin_keep,
+        F.MinBackward1,
+        F.MinBackward0,
+        return_types.min,
     )
 
 
@@ -505,18 +529,27 @@ def _argmin_keep(a, axis, keepdims):
     return a.argmin(axis=axis, keepdims=keepdims)
 
 
-def argmax(self, dim=None, keepdim=False):
+def _arg_extreme(self, name, dim, keepdim):
     data = self._data
+    if not isinstance(keepdim, builtins.bool):
+        raise TypeError(msg.must_be_bool(name, "keepdim", 2, keepdim))
     if dim is None:
-        return Tensor._make(self._xp.asarray(data.argmax(), dtype=np.int64), self._device)
-    return Tensor._make(data.argmax(axis=dim, keepdims=keepdim).astype(np.int64), self._device)
+        flat = data.argmax() if name == "argmax" else data.argmin()
+        shape = (1,) * data.ndim if keepdim else ()
+        return Tensor._make(self._xp.asarray(flat, dtype=np.int64).reshape(shape), self._device)
+    d = wrap_dim(dim, data.ndim)
+    if not data.ndim:
+        return Tensor._make(self._xp.zeros((), np.int64), self._device)
+    pick = data.argmax if name == "argmax" else data.argmin
+    return Tensor._make(pick(axis=d, keepdims=keepdim).astype(np.int64), self._device)
+
+
+def argmax(self, dim=None, keepdim=False):
+    return _arg_extreme(self, "argmax", dim, keepdim)
 
 
 def argmin(self, dim=None, keepdim=False):
-    data = self._data
-    if dim is None:
-        return Tensor._make(self._xp.asarray(data.argmin(), dtype=np.int64), self._device)
-    return Tensor._make(data.argmin(axis=dim, keepdims=keepdim).astype(np.int64), self._device)
+    return _arg_extreme(self, "argmin", dim, keepdim)
 
 
 # -- linear algebra ------------------------------------------------------------------------
@@ -774,7 +807,7 @@ def flatten(self, start_dim=0, end_dim=-1):
     shape = self._data.shape
     if not shape:
         return reshape(self, 1)
-    s, e = start_dim % len(shape), end_dim % len(shape)
+    s, e = wrap_dim(start_dim, len(shape)), wrap_dim(end_dim, len(shape))
     if s == e:
         return self
     n = 1
@@ -809,9 +842,9 @@ def T(self):
 
 
 def transpose(self, dim0, dim1):
-    nd = builtins.max(self._data.ndim, 1)
-    perm = list(range(self._data.ndim))
-    d0, d1 = dim0 % nd, dim1 % nd
+    nd = self._data.ndim
+    perm = list(range(nd))
+    d0, d1 = wrap_dim(dim0, nd), wrap_dim(dim1, nd)
     if perm:
         perm[d0], perm[d1] = perm[d1], perm[d0]
     return _perm_view(self, tuple(perm), F.TransposeBackward0)
@@ -821,13 +854,17 @@ def permute(self, *dims):
     from ._size import normalize_size
 
     nd = self._data.ndim
-    perm = tuple(d % nd for d in normalize_size(dims))
+    dims = normalize_size(dims)
+    if len(dims) != nd:
+        raise RuntimeError(msg.permute_length(nd, len(dims)))
+    perm = tuple(wrap_dim(d, nd) for d in dims)
+    if len(set(perm)) != nd:
+        raise RuntimeError(msg.PERMUTE_DUPLICATE)
     return _perm_view(self, perm, F.PermuteBackward0)
 
 
 def unsqueeze(self, dim):
-    nd = self._data.ndim + 1
-    d = dim % nd
+    d = wrap_dim(dim, self._data.ndim + 1)
     shape = self._data.shape
     new = shape[:d] + (1,) + shape[d:]
     return _view(
@@ -846,7 +883,7 @@ def squeeze(self, dim=None):
         new = tuple(s for s in shape if s != 1)
         node = F.SqueezeBackward0
     else:
-        d = dim % builtins.max(len(shape), 1)
+        d = wrap_dim(dim, len(shape))
         new = shape[:d] + shape[d + 1 :] if shape and shape[d] == 1 else shape
         node = F.SqueezeBackward1
     return _view(
@@ -879,7 +916,7 @@ def expand_as(self, other):
 
 
 def unbind(self, dim=0):
-    d = dim % self._data.ndim
+    d = wrap_dim(dim, self._data.ndim)
     n = self._data.shape[d]
     node = None
     if _needs_grad(self):
@@ -913,61 +950,127 @@ def _is_basic(index):
 
 
 def _normalize_index(index):
-    """The index as NumPy understands it, plus the index tensors it was made of."""
-    if not isinstance(index, tuple):
-        index = (index,)
+    """The index parts as NumPy understands them, the index tensors among them, and whether the
+    index was a tuple (PyTorch treats a lone int or slice apart; a lone tensor counts as one)."""
+    is_tuple = isinstance(index, (tuple, Tensor))
     out, tensors = [], []
-    for part in index:
+    for part in index if isinstance(index, tuple) else (index,):
         if isinstance(part, Tensor):
-            tensors.append(part)
-            part = part._data
+            if part._dtype.is_floating_point:
+                raise IndexError(msg.INDEX_TENSOR_DTYPE)
+            if part._data.ndim == 0 and part._dtype is not _dtypes.bool:
+                # PyTorch selects with a 0-d integer tensor as with an int: a view.
+                part = builtins.int(part._data)
+            else:
+                tensors.append(part)
+                part = part._data
         elif isinstance(part, list):
             part = np.asarray(part)
+        elif isinstance(part, (builtins.float, np.floating)):
+            raise IndexError(msg.invalid_index_type(type(part).__name__))
         out.append(part)
-    return tuple(out), tensors
+    return tuple(out), tensors, is_tuple
 
 
-def _basic_node_class(index):
-    """Which view node PyTorch leaves: the last index part it applies decides."""
-    meaningful = [p for p in index if p is not Ellipsis and p != slice(None)]
-    if not meaningful:
-        return F.SliceBackward0
-    last = meaningful[-1]
-    if last is None:
-        return F.IndexUnsqueezeBackward0
-    if isinstance(last, slice):
-        return F.SliceBackward0
-    return F.SelectBackward0
+def _dims_taken(part):
+    """How many dimensions of the indexed tensor an index part consumes."""
+    if part is None or part is Ellipsis or isinstance(part, (builtins.bool, np.bool_)):
+        return 0
+    if hasattr(part, "dtype") and part.dtype == np.bool_:
+        return part.ndim
+    return 1
+
+
+def _check_index(parts, shape, is_tuple):
+    """PyTorch's refusals, with its texts, before NumPy sees the index."""
+    ndim = len(shape)
+    taken = [_dims_taken(p) for p in parts]
+    if builtins.sum(taken) > ndim:
+        if ndim == 0 and not is_tuple:
+            if isinstance(parts[0], slice):
+                raise IndexError(msg.SLICE_0D)
+            if not hasattr(parts[0], "dtype") or parts[0].ndim == 0:
+                raise IndexError(msg.INDEX_0D)
+        raise IndexError(msg.too_many_indices(ndim))
+    dim = 0  # the dimension of self the next part applies to
+    arrays = 0  # index arrays seen so far (PyTorch numbers their errors by them)
+    for i, (part, n) in enumerate(zip(parts, taken)):
+        if part is Ellipsis:
+            dim = ndim - builtins.sum(taken[i + 1 :])
+            continue
+        if isinstance(part, slice):
+            if part.step is not None and part.step < 0:
+                raise ValueError(msg.NEGATIVE_STEP)
+        elif hasattr(part, "dtype") and part.dtype == np.bool_:
+            for j in range(n):
+                if part.shape[j] != shape[dim + j]:
+                    raise IndexError(msg.mask_shape(part.shape, j, shape, dim + j))
+            arrays += n
+        elif hasattr(part, "dtype") and part.ndim > 0:
+            size = shape[dim]
+            bad = (part >= size) | (part < -size)
+            if bad.any():
+                raise IndexError(msg.index_out_of_bounds(builtins.int(part[bad][0]), arrays, size))
+            arrays += 1
+        elif isinstance(part, (builtins.int, np.integer)):
+            size = shape[dim]
+            if not -size <= part < size:
+                raise IndexError(msg.index_out_of_bounds(part, i, size))
+        dim += n
+
+
+def _basic_node_class(parts, is_tuple, shape):
+    """The view node PyTorch names: a lone index names its own op (a lone slice is a Slice even
+    when it keeps everything, `...` an Alias); in a tuple, a slice keeping its whole dimension
+    is skipped, the last op applied names the node, and none applied leaves an Alias."""
+    if not is_tuple:
+        parts = parts[:1]
+    node = F.AliasBackward0
+    dim = 0
+    for i, part in enumerate(parts):
+        if part is Ellipsis:
+            dim = len(shape) - builtins.sum(_dims_taken(p) for p in parts[i + 1 :])
+        elif part is None:
+            node = F.IndexUnsqueezeBackward0
+        elif isinstance(part, slice):
+            keeps_all = part.indices(shape[dim]) == (0, shape[dim], 1)
+            if not (keeps_all and is_tuple):
+                node = F.SliceBackward0
+            dim += 1
+        else:
+            node = F.SelectBackward0
+            dim += 1
+    return node
 
 
 def getitem(self, index):
-    index, index_tensors = _normalize_index(index)
-    if _is_basic(index):
-        if Ellipsis not in index:
-            index = index + (Ellipsis,)  # keeps results arrays (0-d views, not scalars)
-        data = self._data[index]
+    parts, index_tensors, is_tuple = _normalize_index(index)
+    _check_index(parts, self._data.shape, is_tuple)
+    if _is_basic(parts):
+        index = parts + (Ellipsis,) if Ellipsis not in parts else parts
+        data = self._data[index]  # with an Ellipsis, 0-d results stay arrays (views)
         fn = _index_fn(index)
-        return _view(
-            self, data, _basic_node_class(index), fn, self._data.shape, self._data.dtype, fn
-        )
-    data = self._data[index]
+        node = _basic_node_class(parts, is_tuple, self._data.shape)
+        args = () if node is F.AliasBackward0 else (self._data.shape, self._data.dtype, fn)
+        return _view(self, data, node, fn, *args)
+    data = self._xp.asarray(self._data[parts])  # an array even where NumPy gives a scalar
     out = Tensor._make(data, self._device, self._dtype)
     if _needs_grad(self):
-        out._grad_fn = F.IndexBackward0((self._edge(),), self._data.shape, index, index_tensors)
+        out._grad_fn = F.IndexBackward0((self._edge(),), self._data.shape, parts, index_tensors)
     return out
 
 
 def setitem(self, index, value):
-    index, _ = _normalize_index(index)
-    if _is_basic(index):
-        if Ellipsis not in index:
-            index = index + (Ellipsis,)
+    parts, _, is_tuple = _normalize_index(index)
+    _check_index(parts, self._data.shape, is_tuple)
+    if _is_basic(parts):
+        index = parts + (Ellipsis,) if Ellipsis not in parts else parts
         with grad_mode.no_grad():
             region = getitem(self, index)  # a view of self (its history is not needed)
         region._view_flags = None
         copy_(region, value)
         return
-    _index_put(self, index, value)
+    _index_put(self, parts, value)
 
 
 def _index_put(self, index, value):
@@ -1186,7 +1289,9 @@ normal_ = _random_fill(
 def _join_prepare(tensors, what):
     tensors = list(tensors)
     if not tensors:
-        raise RuntimeError(f"{what}(): expected a non-empty list of Tensors")
+        if what == "cat":
+            raise ValueError(msg.CAT_EMPTY)
+        raise RuntimeError(msg.STACK_EMPTY)
     device = tensors[0]._device
     for t in tensors[1:]:
         if t._device != device:
@@ -1207,7 +1312,7 @@ def stack(tensors, dim=0):
                 f"{list(shape)} at entry 0 and {list(t._data.shape)} at entry {i}"
             )
     xp = tensors[0]._xp
-    d = dim % (len(shape) + 1)
+    d = wrap_dim(dim, len(shape) + 1)
     data = xp.stack([t._data.astype(dtype.np, copy=False) for t in tensors], axis=d)
     out = Tensor._make(data, device, dtype)
     if _needs_grad(*tensors) and dtype.is_floating_point:
@@ -1222,8 +1327,16 @@ def cat(tensors, dim=0):
     for i, t in enumerate(tensors):
         if t._data.ndim == 0:
             raise RuntimeError(msg.CAT_ZERO_DIM.format(i))
+    first = tensors[0]._data.shape
+    d = wrap_dim(dim, len(first))
+    for i, t in enumerate(tensors[1:], 1):
+        shape = t._data.shape
+        if len(shape) != len(first):
+            raise RuntimeError(msg.cat_ndim(len(first), len(shape)))
+        for k, (want, got) in enumerate(zip(first, shape)):
+            if k != d and want != got:
+                raise RuntimeError(msg.cat_sizes(d, want, got, i))
     xp = tensors[0]._xp
-    d = dim % tensors[0]._data.ndim
     data = xp.concatenate([t._data.astype(dtype.np, copy=False) for t in tensors], axis=d)
     out = Tensor._make(data, device, dtype)
     if _needs_grad(*tensors) and dtype.is_floating_point:

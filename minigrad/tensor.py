@@ -15,7 +15,7 @@ import numpy as np
 from . import _dtypes, _format
 from . import _messages as msg
 from ._device import CPU, xp
-from ._size import Size
+from ._size import Size, wrap_dim
 from ._warnings import warn
 from .autograd import grad_mode
 from .autograd.graph import AccumulateGrad
@@ -269,7 +269,9 @@ class Tensor:
     def size(self, dim=None):
         if dim is None:
             return Size(self._data.shape)
-        return self._data.shape[dim]
+        if self._data.ndim == 0:  # no wrap_scalar here, unlike reductions
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        return self._data.shape[wrap_dim(dim, self._data.ndim)]
 
     def dim(self):
         return self._data.ndim
