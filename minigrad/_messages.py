@@ -267,3 +267,64 @@ def cat_sizes(dim, want, got, i):
         f"Sizes of tensors must match except in dimension {dim}. Expected size {want} but got "
         f"size {got} for tensor number {i} in the list."
     )
+
+
+def dot_dtypes(a, b):
+    return f"dot : expected both vectors to have same dtype, but found {a} and {b}"
+
+
+def dot_sizes(a, b):
+    return (
+        f"inconsistent tensor size, expected tensor [{a}] and src [{b}] to have the same number "
+        f"of elements, but got {a} and {b} elements respectively"
+    )
+
+
+def mv_dtypes(mat, vec):
+    return f"addmv input tensors must have the same dtype, but got {vec}, {mat}, and {vec}"
+
+
+def expand_too_few(type_name, shape, sizes):
+    return (
+        f"expand({type_name}{{{list(shape)}}}, size={list(sizes)}): the number of sizes provided "
+        f"({len(sizes)}) must be greater or equal to the number of dimensions in the tensor "
+        f"({len(shape)})"
+    )
+
+
+def expand_leading(size, dim):
+    return (
+        f"The expanded size of the tensor ({size}) isn't allowed in a leading, non-existing "
+        f"dimension {dim}"
+    )
+
+
+def expand_mismatch(size, have, dim, sizes, shape):
+    return (
+        f"The expanded size of the tensor ({size}) must match the existing size ({have}) at "
+        f"non-singleton dimension {dim}.  Target sizes: {list(sizes)}.  Tensor sizes: "
+        f"{list(shape)}"
+    )
+
+
+INTERNAL_OVERLAP = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single "
+    "memory location. Please clone() the tensor before performing the operation."
+)
+
+
+def _type_name(value):
+    cls = type(value)
+    return cls.__name__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__name__}"
+
+
+def cant_assign(value, tensor_type):
+    return f"can't assign a {_type_name(value)} to a {tensor_type}"
+
+
+def copy_not_tensor(value):
+    return f"copy_(): argument 'other' (position 1) must be Tensor, not {_type_name(value)}"
+
+
+def output_shape(shape, target):
+    return f"output with shape {list(shape)} doesn't match the broadcast shape {list(target)}"

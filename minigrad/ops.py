@@ -565,6 +565,10 @@ def _matmul_prepare(self, other):
         )
 
 
+def _type_name(t):
+    return _dtypes.SCALAR_TYPE_NAME[t._dtype]
+
+
 def mm(self, mat2):
     _matmul_prepare(self, mat2)
     if self._data.ndim != 2:
@@ -590,12 +594,21 @@ def mm(self, mat2):
     return out
 
 
+def _same_device(self, other):
+    if self._device != other._device:
+        raise RuntimeError(msg.mm_devices_differ(self._device, other._device))
+
+
 def dot(self, other):
-    _matmul_prepare(self, other)
+    _same_device(self, other)
     if self._data.ndim != 1 or other._data.ndim != 1:
         raise RuntimeError(
             f"1D tensors expected, but got {self._data.ndim}D and {other._data.ndim}D tensors"
         )
+    if self._dtype is not other._dtype:
+        raise RuntimeError(msg.dot_dtypes(_type_name(self), _type_name(other)))
+    if self._data.shape != other._data.shape:
+        raise RuntimeError(msg.dot_sizes(self._data.shape[0], other._data.shape[0]))
     out = Tensor._make(_arr(self._data @ other._data, self._dtype), self._device)
     if _needs_grad(self, other) and self._dtype.is_floating_point:
         node = F.DotBackward0((self._edge(), other._edge()))
@@ -605,7 +618,14 @@ def dot(self, other):
 
 
 def mv(self, vec):
-    _matmul_prepare(self, vec)
+    _same_device(self, vec)
+    (n, *k), (m, *_) = self._data.shape or (0,), vec._data.shape or (0,)
+    if self._data.ndim != 2 or vec._data.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {self.ndim}, {vec.ndim}")
+    if k[0] != m:
+        raise RuntimeError(f"size mismatch, got input ({n}), mat ({n}x{k[0]}), vec ({m})")
+    if self._dtype is not vec._dtype:
+        raise RuntimeError(msg.mv_dtypes(_type_name(self), _type_name(vec)))
     out = Tensor._make(self._data @ vec._data, self._device, self._dtype)
     if _needs_grad(self, vec) and self._dtype.is_floating_point:
         node = F.MvBackward0((self._edge(), vec._edge()))
@@ -618,6 +638,10 @@ def matmul(self, other):
     if not isinstance(other, Tensor):
         return NotImplemented
     da, db = self._data.ndim, other._data.ndim
+    if da == 0 or db == 0:
+        raise RuntimeError(
+            f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D"
+        )
     if da == 2 and db == 2:
         return mm(self, other)
     if da == 1 and db == 1:
@@ -899,16 +923,45 @@ def squeeze(self, dim=None):
 def expand(self, *sizes):
     from ._size import normalize_size
 
-    sizes = list(normalize_size(sizes))
     shape = self._data.shape
+    target = _expanded_shape(self, normalize_size(sizes))
+    data = _broadcast_view(self._data, target)
+    return _view(self, data, F.ExpandBackward0, lambda a: _broadcast_view(a, target), shape)
+
+
+def _expanded_shape(self, sizes):
+    """The shape `self.expand(*sizes)` has, refused with PyTorch's texts."""
+    shape = self._data.shape
+    if len(sizes) < len(shape):
+        raise RuntimeError(msg.expand_too_few(self.type(), shape, sizes))
     lead = len(sizes) - len(shape)
-    for i, s in enumerate(sizes):
-        if s == -1:
-            sizes[i] = shape[i - lead]
-    target = tuple(sizes)
-    data = self._xp.broadcast_to(self._data, target)
-    out = _view(self, data, F.ExpandBackward0, lambda a: self._xp.broadcast_to(a, target), shape)
+    out = []
+    for i, size in enumerate(sizes):
+        if i < lead:
+            if size < 0:
+                raise RuntimeError(msg.expand_leading(size, i))
+        else:
+            have = shape[i - lead]
+            if size == -1:
+                size = have
+            elif have != 1 and size != have:
+                raise RuntimeError(msg.expand_mismatch(size, have, i, sizes, shape))
+        out.append(size)
+    return tuple(out)
+
+
+def _broadcast_view(a, shape):
+    """A broadcast view that can be written through, as PyTorch's expanded tensors can (by
+    zero_, fill_ or a select of them); NumPy's broadcast_to is read-only."""
+    out = F.array_module(a).broadcast_to(a, shape)
+    if isinstance(out, np.ndarray) and a.flags.writeable:
+        out = np.lib.stride_tricks.as_strided(a, out.shape, out.strides, writeable=True)
     return out
+
+
+def _overlaps_itself(data):
+    """Whether several elements share one memory location (an expanded dimension)."""
+    return builtins.any(st == 0 and n > 1 for st, n in zip(data.strides, data.shape))
 
 
 def expand_as(self, other):
@@ -1061,6 +1114,8 @@ def getitem(self, index):
 
 
 def setitem(self, index, value):
+    if not isinstance(value, (Tensor, *_SCALARS)):
+        raise TypeError(msg.cant_assign(value, self.type()))
     parts, _, is_tuple = _normalize_index(index)
     _check_index(parts, self._data.shape, is_tuple)
     if _is_basic(parts):
@@ -1068,9 +1123,24 @@ def setitem(self, index, value):
         with grad_mode.no_grad():
             region = getitem(self, index)  # a view of self (its history is not needed)
         region._view_flags = None
+        if isinstance(value, Tensor):
+            value = _fit_value(value, region._data.shape)
         copy_(region, value)
         return
     _index_put(self, parts, value)
+
+
+def _fit_value(value, shape):
+    """A value assigned by index loses its leading size-1 dims, then must expand to the
+    region (PyTorch's texts); `z[0, 0] = t` takes a one-element `t`."""
+    vshape = value._data.shape
+    lead = 0
+    while lead < len(vshape) - len(shape) and vshape[lead] == 1:
+        lead += 1
+    if lead:
+        value = value.view(vshape[lead:])
+    _expanded_shape(value, shape)
+    return value
 
 
 def _index_put(self, index, value):
@@ -1106,9 +1176,17 @@ def _check_inplace(self):
         raise RuntimeError(msg.LEAF_INPLACE)
 
 
-def _inplace(self, op, others=()):
+def _refuse_overlap(self):
+    if _overlaps_itself(self._data):
+        raise RuntimeError(msg.INTERNAL_OVERLAP)
+
+
+def _inplace(self, op, others=(), overlap_ok=False):
     """Run `op(old)` (an out-of-place op on an alias of self's old values) and write its
-    result into self, rewriting self's history as PyTorch does."""
+    result into self, rewriting self's history as PyTorch does. Only zero_ and fill_ may
+    write into an expanded tensor (`overlap_ok`)."""
+    if not overlap_ok:
+        _refuse_overlap(self)
     tracked = grad_mode._enabled and (
         self.requires_grad or builtins.any(o is not None and o.requires_grad for o in others)
     )
@@ -1162,6 +1240,7 @@ def _write(self, data):
 
 def _inplace_binary(fn, ufunc_name=None):
     def method(self, other, **kw):
+        _refuse_overlap(self)
         if ufunc_name and not kw and _write_directly(self, other, ufunc_name):
             return self
         return _inplace(self, lambda old: fn(old, other, **kw), others=(_tensor_or_none(other),))
@@ -1223,7 +1302,7 @@ def zero_(self):
             out._grad_fn = F.ZeroBackward0((old._edge(),))
         return out
 
-    return _inplace(self, op)
+    return _inplace(self, op, overlap_ok=True)
 
 
 def fill_(self, value):
@@ -1234,11 +1313,18 @@ def fill_(self, value):
             out._grad_fn = F.FillBackward2((old._edge(),))
         return out
 
-    return _inplace(self, op)
+    return _inplace(self, op, overlap_ok=True)
 
 
 def copy_(self, src, non_blocking=False):
+    if not isinstance(src, (Tensor, *_SCALARS)):
+        raise TypeError(msg.copy_not_tensor(src))
     src_t = src if isinstance(src, Tensor) else None
+    if src_t is not None and src_t._data.shape != self._data.shape:
+        _check_broadcast(self, src_t)
+        target = np.broadcast_shapes(self._data.shape, src_t._data.shape)
+        if target != self._data.shape:
+            raise RuntimeError(msg.output_shape(self._data.shape, target))
 
     def op(old):
         from ._device import to_device_array
