@@ -328,3 +328,10 @@ def copy_not_tensor(value):
 
 def output_shape(shape, target):
     return f"output with shape {list(shape)} doesn't match the broadcast shape {list(target)}"
+
+
+def reduce_empty(name):
+    return f"{name}(): Expected reduction dim to be specified for input.numel() == 0."
+
+
+SPECIFY_DIM = " Specify the reduction dim with the 'dim' argument."

@@ -455,10 +455,7 @@ def _extreme(self, name, dim, keepdim, pick, arg, full_node, dim_node, result_ty
         if keepdim is not _ALL:
             raise TypeError(msg.extreme_signature(name, "keepdim=bool", "keepdim"))
         if data.size == 0:
-            raise RuntimeError(
-                "max(): Expected reduction dim to be specified for input.numel() == 0. "
-                "Specify the reduction dim with the 'dim' argument."
-            )
+            raise RuntimeError(msg.reduce_empty(name) + msg.SPECIFY_DIM)
         out = Tensor._make(_arr(pick(data), self._dtype), self._device)
         if _needs_grad(self) and out._dtype.is_floating_point:
             node = full_node((self._edge(),))
@@ -472,6 +469,7 @@ def _extreme(self, name, dim, keepdim, pick, arg, full_node, dim_node, result_ty
     if not isinstance(keepdim, builtins.bool):
         raise TypeError(msg.must_be_bool(name, "keepdim", 2, keepdim))
     d = wrap_dim(dim, data.ndim)
+    _refuse_empty_dim(name, data, d)
     idx = arg(data, axis=d, keepdims=True) if data.ndim else self._xp.zeros((), np.int64)
     values = self._xp.take_along_axis(data, idx, axis=d) if data.ndim else data.copy()
     if not keepdim and data.ndim:
@@ -534,14 +532,22 @@ def _arg_extreme(self, name, dim, keepdim):
     if not isinstance(keepdim, builtins.bool):
         raise TypeError(msg.must_be_bool(name, "keepdim", 2, keepdim))
     if dim is None:
+        if data.size == 0:
+            raise IndexError(msg.reduce_empty(name))
         flat = data.argmax() if name == "argmax" else data.argmin()
         shape = (1,) * data.ndim if keepdim else ()
         return Tensor._make(self._xp.asarray(flat, dtype=np.int64).reshape(shape), self._device)
     d = wrap_dim(dim, data.ndim)
     if not data.ndim:
         return Tensor._make(self._xp.zeros((), np.int64), self._device)
+    _refuse_empty_dim(name, data, d)
     pick = data.argmax if name == "argmax" else data.argmin
     return Tensor._make(pick(axis=d, keepdims=keepdim).astype(np.int64), self._device)
+
+
+def _refuse_empty_dim(name, data, d):
+    if data.ndim and data.shape[d] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
 
 
 def argmax(self, dim=None, keepdim=False):
@@ -832,6 +838,8 @@ def flatten(self, start_dim=0, end_dim=-1):
     if not shape:
         return reshape(self, 1)
     s, e = wrap_dim(start_dim, len(shape)), wrap_dim(end_dim, len(shape))
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
         return self
     n = 1
