@@ -229,7 +229,7 @@ def must_be_bool(fn, name, position, value):
 def reduction_signature(fn, given):
     """PyTorch's TypeError for an argument combination none of sum's or mean's overloads take."""
     return (
-        f"{fn}() received an invalid combination of arguments - got ({given}, ), but expected "
+        f"{fn}() received an invalid combination of arguments - got ({given}), but expected "
         f"one of:\n * (*, {LIB}.dtype dtype = None)\n * (tuple of ints dim, bool keepdim = False, "
         f"*, {LIB}.dtype dtype = None)\n"
     )

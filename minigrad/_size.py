@@ -6,6 +6,8 @@ from ._messages import LIB
 
 
 class Size(tuple):
+    __module__ = LIB  # shown as minigrad.Size, as PyTorch shows torch.Size
+
     def __repr__(self):
         return f"{LIB}.Size({list(self)})"
 

@@ -90,7 +90,9 @@ def _check_ragged(data):
                 f"expected sequence of length {sizes[dim]} at dim {dim} (got {len(seq)})"
             )
         for item in seq:
-            if isinstance(item, (list, tuple)) and dim + 1 < len(sizes):
+            if dim + 1 < len(sizes):
+                if not isinstance(item, (list, tuple)):
+                    raise TypeError("not a sequence")
                 walk(item, dim + 1)
 
     if sizes:

@@ -389,11 +389,14 @@ ne = _compare(np.not_equal)
 _ALL = object()  # no dim given: PyTorch's full reduction overload (SumBackward0, MaxBackward1)
 
 
-def _dims(dim, ndim):
+def _dims(name, dim, ndim):
     """The dims a reduction over `dim` reduces, sorted (None and () mean all of them)."""
     if dim is None or (isinstance(dim, (list, tuple)) and not dim):
         return tuple(range(ndim))
-    dims = [wrap_dim(d, ndim) for d in (dim if isinstance(dim, (list, tuple)) else (dim,))]
+    dims = dim if isinstance(dim, (list, tuple)) else (dim,)
+    if not builtins.all(isinstance(d, (builtins.int, np.integer)) for d in dims):
+        raise TypeError(msg.reduction_signature(name, type(dim).__name__))
+    dims = [wrap_dim(d, ndim) for d in dims]
     for d in dims:
         if dims.count(d) > 1:
             raise RuntimeError(msg.dim_repeated(d))
@@ -404,7 +407,7 @@ def _reduction_args(name, dim, keepdim):
     """dim (_ALL for the full-reduction overload) and keepdim, refused as PyTorch refuses."""
     if dim is _ALL:
         if keepdim is not _ALL:
-            raise TypeError(msg.reduction_signature(name, "keepdim=bool"))
+            raise TypeError(msg.reduction_signature(name, "keepdim=bool, "))
         return _ALL, False
     keepdim = False if keepdim is _ALL else keepdim
     if not isinstance(keepdim, builtins.bool):
@@ -419,7 +422,7 @@ def sum(self, dim=_ALL, keepdim=_ALL, *, dtype=None):  # noqa: A001
     if dim is _ALL:
         result = _arr(data.sum(dtype=out_dtype.np), out_dtype)
         return _unary_shape(F.SumBackward0, self, result, shape=data.shape)
-    dims = _dims(dim, data.ndim)
+    dims = _dims("sum", dim, data.ndim)
     result = _arr(data.sum(axis=dims, keepdims=keepdim, dtype=out_dtype.np), out_dtype)
     return _unary_shape(F.SumBackward1, self, result, shape=data.shape, dims=dims, keepdim=keepdim)
 
@@ -435,7 +438,7 @@ def mean(self, dim=_ALL, keepdim=_ALL, *, dtype=None):
     if dim is _ALL:
         result = _arr(data.mean(), self._dtype)
         return _unary_shape(F.MeanBackward0, self, result, shape=data.shape)
-    dims = _dims(dim, data.ndim)
+    dims = _dims("mean", dim, data.ndim)
     result = _arr(data.mean(axis=dims, keepdims=keepdim), self._dtype)
     return _unary_shape(F.MeanBackward1, self, result, shape=data.shape, dims=dims, keepdim=keepdim)
 
@@ -943,18 +946,17 @@ def _expanded_shape(self, sizes):
     if len(sizes) < len(shape):
         raise RuntimeError(msg.expand_too_few(self.type(), shape, sizes))
     lead = len(sizes) - len(shape)
-    out = []
-    for i, size in enumerate(sizes):
+    out = list(sizes)
+    for i in reversed(range(len(sizes))):  # PyTorch checks from the last dim
         if i < lead:
-            if size < 0:
-                raise RuntimeError(msg.expand_leading(size, i))
+            if sizes[i] < 0:
+                raise RuntimeError(msg.expand_leading(sizes[i], i))
         else:
             have = shape[i - lead]
-            if size == -1:
-                size = have
-            elif have != 1 and size != have:
-                raise RuntimeError(msg.expand_mismatch(size, have, i, sizes, shape))
-        out.append(size)
+            if sizes[i] == -1:
+                out[i] = have
+            elif have != 1 and sizes[i] != have:
+                raise RuntimeError(msg.expand_mismatch(sizes[i], have, i, sizes, shape))
     return tuple(out)
 
 
@@ -1193,13 +1195,13 @@ def _inplace(self, op, others=(), overlap_ok=False):
     """Run `op(old)` (an out-of-place op on an alias of self's old values) and write its
     result into self, rewriting self's history as PyTorch does. Only zero_ and fill_ may
     write into an expanded tensor (`overlap_ok`)."""
-    if not overlap_ok:
-        _refuse_overlap(self)
     tracked = grad_mode._enabled and (
         self.requires_grad or builtins.any(o is not None and o.requires_grad for o in others)
     )
     if grad_mode._enabled and self.requires_grad:
         _check_inplace(self)
+    if not overlap_ok:  # after autograd's refusals, as in PyTorch
+        _refuse_overlap(self)
     if not tracked:
         with grad_mode.no_grad():
             out = op(self)
@@ -1248,8 +1250,8 @@ def _write(self, data):
 
 def _inplace_binary(fn, ufunc_name=None):
     def method(self, other, **kw):
-        _refuse_overlap(self)
-        if ufunc_name and not kw and _write_directly(self, other, ufunc_name):
+        direct = ufunc_name and not kw and not _overlaps_itself(self._data)
+        if direct and _write_directly(self, other, ufunc_name):
             return self
         return _inplace(self, lambda old: fn(old, other, **kw), others=(_tensor_or_none(other),))
 
@@ -1381,7 +1383,16 @@ normal_ = _random_fill(
 
 
 def _join_prepare(tensors, what):
+    if isinstance(tensors, Tensor):
+        raise TypeError(
+            f"{what}(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor"
+        )
     tensors = list(tensors)
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}"
+            )
     if not tensors:
         if what == "cat":
             raise ValueError(msg.CAT_EMPTY)

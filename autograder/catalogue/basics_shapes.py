@@ -157,6 +157,9 @@ def join_and_matmul_error_texts(T, record, rng):
     record.call("cat([])", lambda: T.cat([]))
     record.call("stack([])", lambda: T.stack([]))
     record.call("stack([v, u])", lambda: T.stack([v, u]))
+    record.call("stack(v) (no list)", lambda: T.stack(v))
+    record.call("cat(a) (no list)", lambda: T.cat(a))
+    record.call("stack([v, a list])", lambda: T.stack([v, floats(rng, k)]))
     record.call("a @ u (mv sizes)", lambda: a @ u)
     record.call("a.mv(u)", lambda: a.mv(u))
     record.call("a.mv(a)", lambda: a.mv(a))
@@ -199,6 +202,7 @@ def reduction_arguments(T, record, rng):
     record.call("zeros(0, k).argmin(0)", lambda: z.argmin(0))
     record.call("zeros(0, k).max(1)", lambda: z.max(1))
     record.call("x.flatten(1, 0)", lambda: x.flatten(1, 0))
+    record.call("x.sum(a float)", lambda: x.sum(scalar(rng)))
     loss = x.sum(()) + x.mean(dim=None) * scalar(rng)
     record.call("backward", lambda: loss.backward())
     record.grad("x.grad", x)
@@ -234,6 +238,7 @@ def sizes_stay_sizes(T, record, rng):
     record.call("x.view(x.shape[1:] + (-1,))", lambda: x.view(x.shape[1:] + (-1,)))
     record.call("bool(empty tensor)", lambda: bool(x[x > 9]))
     record.call("tensor(ragged lists)", lambda: T.tensor([floats(rng, 2), floats(rng, 1)]))
+    record.call("tensor([list, number])", lambda: T.tensor([floats(rng, 2), scalar(rng)]))
 
 
 @scenario(id="basics.writes_through_expand", rules=["I5", "N1"], topic="basics",
@@ -259,6 +264,8 @@ def writes_through_expand(T, record, rng):
     record.call("e.fill_(s)", lambda: e.fill_(scalar(rng)))
     record.tensor("v after e.fill_", v)
     record.call("e.zero_()", lambda: e.zero_())
+    leaf = T.tensor(floats(rng, k), requires_grad=True, device=dev)
+    record.call("leaf.expand(n, k).add_(1)", lambda: leaf.expand(n, k).add_(1))
     record.tensor("v after e.zero_()", v)
     record.call(f"v.expand({n + 1}, {k + 1})", lambda: v.expand(n + 1, k + 1))
     record.call("e.expand(k)", lambda: e.expand(k))
