@@ -238,3 +238,161 @@ BOOL_SUBTRACTION = (
     "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
     "invert a mask, use the `~` or `logical_not()` operator instead."
 )
+
+
+def dim_out_of_range(dim, ndim):
+    # A 0-d tensor takes dims as if it had one (PyTorch's wrap_scalar).
+    n = max(ndim, 1)
+    return f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
+
+
+def index_out_of_bounds(index, dim, size):
+    return f"index {index} is out of bounds for dimension {dim} with size {size}"
+
+
+def too_many_indices(ndim):
+    return f"too many indices for tensor of dimension {ndim}"
+
+
+def mask_shape(mask_shape, j, shape, dim):
+    return (
+        f"The shape of the mask {list(mask_shape)} at index {j} does not match the shape of the "
+        f"indexed tensor {list(shape)} at index {dim}"
+    )
+
+
+INDEX_0D = (
+    "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ "
+    "to convert a 0-dim tensor to a number"
+)
+SLICE_0D = "slice() cannot be applied to a 0-dim tensor."
+NEGATIVE_STEP = "step must be greater than zero"
+INDEX_TENSOR_DTYPE = "tensors used as indices must be long, int, byte or bool tensors"
+
+
+def invalid_index_type(name):
+    return (
+        "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
+        f"indices (got {name})"
+    )
+
+
+def dim_repeated(dim):
+    return f"dim {dim} appears multiple times in the list of dims"
+
+
+def must_be_bool(fn, name, position, value):
+    return (
+        f"{fn}(): argument '{name}' (position {position}) must be bool, not {type(value).__name__}"
+    )
+
+
+def reduction_signature(fn, given):
+    """PyTorch's TypeError for an argument combination none of sum's or mean's overloads take."""
+    return (
+        f"{fn}() received an invalid combination of arguments - got ({given}), but expected "
+        f"one of:\n * (*, {LIB}.dtype dtype = None)\n * (tuple of ints dim, bool keepdim = False, "
+        f"*, {LIB}.dtype dtype = None)\n"
+    )
+
+
+def extreme_signature(fn, given, keyword):
+    return (
+        f"{fn}() received an invalid combination of arguments - got ({given}, ), but expected "
+        f"one of:\n * ()\n      didn't match because some of the keywords were incorrect: "
+        f"{keyword}\n * (Tensor other)\n      didn't match because some of the keywords were "
+        f"incorrect: {keyword}\n * (int dim, bool keepdim = False)\n"
+    )
+
+
+def permute_length(ndim, given):
+    return (
+        "permute(sparse_coo): number of dimensions in the tensor input does not match the length "
+        f"of the desired ordering of dimensions i.e. input.dim() = {ndim} is not equal to "
+        f"len(dims) = {given}"
+    )
+
+
+PERMUTE_DUPLICATE = "permute(): duplicate dims are not allowed."
+
+CAT_EMPTY = f"{LIB}.cat(): expected a non-empty list of Tensors"
+STACK_EMPTY = "stack expects a non-empty TensorList"
+
+
+def cat_ndim(first, other):
+    return f"Tensors must have same number of dimensions: got {first} and {other}"
+
+
+def cat_sizes(dim, want, got, i):
+    return (
+        f"Sizes of tensors must match except in dimension {dim}. Expected size {want} but got "
+        f"size {got} for tensor number {i} in the list."
+    )
+
+
+def dot_dtypes(a, b):
+    return f"dot : expected both vectors to have same dtype, but found {a} and {b}"
+
+
+def dot_sizes(a, b):
+    return (
+        f"inconsistent tensor size, expected tensor [{a}] and src [{b}] to have the same number "
+        f"of elements, but got {a} and {b} elements respectively"
+    )
+
+
+def mv_dtypes(mat, vec):
+    return f"addmv input tensors must have the same dtype, but got {vec}, {mat}, and {vec}"
+
+
+def expand_too_few(type_name, shape, sizes):
+    return (
+        f"expand({type_name}{{{list(shape)}}}, size={list(sizes)}): the number of sizes provided "
+        f"({len(sizes)}) must be greater or equal to the number of dimensions in the tensor "
+        f"({len(shape)})"
+    )
+
+
+def expand_leading(size, dim):
+    return (
+        f"The expanded size of the tensor ({size}) isn't allowed in a leading, non-existing "
+        f"dimension {dim}"
+    )
+
+
+def expand_mismatch(size, have, dim, sizes, shape):
+    return (
+        f"The expanded size of the tensor ({size}) must match the existing size ({have}) at "
+        f"non-singleton dimension {dim}.  Target sizes: {list(sizes)}.  Tensor sizes: "
+        f"{list(shape)}"
+    )
+
+
+INTERNAL_OVERLAP = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single "
+    "memory location. Please clone() the tensor before performing the operation."
+)
+
+
+def _type_name(value):
+    cls = type(value)
+    return cls.__name__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__name__}"
+
+
+def cant_assign(value, tensor_type):
+    return f"can't assign a {_type_name(value)} to a {tensor_type}"
+
+
+def copy_not_tensor(value):
+    return f"copy_(): argument 'other' (position 1) must be Tensor, not {_type_name(value)}"
+
+
+def output_shape(shape, target):
+    return f"output with shape {list(shape)} doesn't match the broadcast shape {list(target)}"
+
+
+def reduce_empty(name):
+    return f"{name}(): Expected reduction dim to be specified for input.numel() == 0."
+
+
+SPECIFY_DIM = " Specify the reduction dim with the 'dim' argument."

@@ -72,8 +72,31 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         arr = data.copy()
         return _finish(arr, device or "cuda", dtype, requires_grad)
     target = dtype or _infer_dtype(data)
+    _check_ragged(data)
     arr = np.array(_to_python(data), dtype=target.np)
     return _finish(arr, device, target, requires_grad)
+
+
+def _check_ragged(data):
+    """PyTorch takes each dim's length from the first sequence at that depth."""
+    sizes, first = [], data
+    while isinstance(first, (list, tuple)):
+        sizes.append(len(first))
+        first = first[0] if first else None
+
+    def walk(seq, dim):
+        if len(seq) != sizes[dim]:
+            raise ValueError(
+                f"expected sequence of length {sizes[dim]} at dim {dim} (got {len(seq)})"
+            )
+        for item in seq:
+            if dim + 1 < len(sizes):
+                if not isinstance(item, (list, tuple)):
+                    raise TypeError("not a sequence")
+                walk(item, dim + 1)
+
+    if sizes:
+        walk(data, 0)
 
 
 def from_numpy(array):

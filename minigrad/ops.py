@@ -6,14 +6,14 @@ out-of-place code on an alias of the old values and then rewrite history (`_inpl
 """
 
 import builtins
-import collections
 import math
 
 import numpy as np
 
-from . import _dtypes
+from . import _dtypes, return_types
 from . import _messages as msg
 from . import functions as F
+from ._size import wrap_dim
 from .autograd import grad_mode
 from .tensor import Tensor
 
@@ -387,36 +387,59 @@ ne = _compare(np.not_equal)
 # -- reductions ----------------------------------------------------------------------------
 
 
-def _dims(dim, ndim):
-    if isinstance(dim, (list, tuple)):
-        dims = tuple(d % ndim if ndim else 0 for d in dim)
-    else:
-        dims = (dim % ndim if ndim else 0,)
-    return tuple(sorted(dims))
+_ALL = object()  # no dim given: PyTorch's full reduction overload (SumBackward0, MaxBackward1)
 
 
-def sum(self, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
+def _dims(name, dim, ndim):
+    """The dims a reduction over `dim` reduces, sorted (None and () mean all of them)."""
+    if dim is None or (isinstance(dim, (list, tuple)) and not dim):
+        return tuple(range(ndim))
+    dims = dim if isinstance(dim, (list, tuple)) else (dim,)
+    if not builtins.all(isinstance(d, (builtins.int, np.integer)) for d in dims):
+        raise TypeError(msg.reduction_signature(name, type(dim).__name__))
+    dims = [wrap_dim(d, ndim) for d in dims]
+    for d in dims:
+        if dims.count(d) > 1:
+            raise RuntimeError(msg.dim_repeated(d))
+    return tuple(sorted(dims)) if ndim else ()
+
+
+def _reduction_args(name, dim, keepdim):
+    """dim (_ALL for the full-reduction overload) and keepdim, refused as PyTorch refuses."""
+    if dim is _ALL:
+        if keepdim is not _ALL:
+            raise TypeError(msg.reduction_signature(name, "keepdim=bool, "))
+        return _ALL, False
+    keepdim = False if keepdim is _ALL else keepdim
+    if not isinstance(keepdim, builtins.bool):
+        raise TypeError(msg.must_be_bool(name, "keepdim", 2, keepdim))
+    return dim, keepdim
+
+
+def sum(self, dim=_ALL, keepdim=_ALL, *, dtype=None):  # noqa: A001
+    dim, keepdim = _reduction_args("sum", dim, keepdim)
     data = self._data
     out_dtype = dtype or (self._dtype if self._dtype.is_floating_point else _dtypes.int64)
-    if dim is None:
+    if dim is _ALL:
         result = _arr(data.sum(dtype=out_dtype.np), out_dtype)
         return _unary_shape(F.SumBackward0, self, result, shape=data.shape)
-    dims = _dims(dim, data.ndim)
+    dims = _dims("sum", dim, data.ndim)
     result = _arr(data.sum(axis=dims, keepdims=keepdim, dtype=out_dtype.np), out_dtype)
     return _unary_shape(F.SumBackward1, self, result, shape=data.shape, dims=dims, keepdim=keepdim)
 
 
-def mean(self, dim=None, keepdim=False, *, dtype=None):
+def mean(self, dim=_ALL, keepdim=_ALL, *, dtype=None):
+    dim, keepdim = _reduction_args("mean", dim, keepdim)
     if not self._dtype.is_floating_point and dtype is None:
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
             f"or complex dtype. Got: {_dtypes.SCALAR_TYPE_NAME[self._dtype]}"
         )
     data = self._data
-    if dim is None:
+    if dim is _ALL:
         result = _arr(data.mean(), self._dtype)
         return _unary_shape(F.MeanBackward0, self, result, shape=data.shape)
-    dims = _dims(dim, data.ndim)
+    dims = _dims("mean", dim, data.ndim)
     result = _arr(data.mean(axis=dims, keepdims=keepdim), self._dtype)
     return _unary_shape(F.MeanBackward1, self, result, shape=data.shape, dims=dims, keepdim=keepdim)
 
@@ -428,35 +451,15 @@ def _unary_shape(node_cls, self, data, **kw):
     return out
 
 
-class _ValuesIndices(collections.namedtuple("_ValuesIndices", ["values", "indices"])):
-    """What max(dim)/min(dim) return; prints like PyTorch's torch.return_types.max."""
-
-    op = "max"
-
-    def __repr__(self):
-        return (
-            f"{msg.LIB}.return_types.{self.op}(\nvalues={self.values!r},\nindices={self.indices!r})"
-        )
-
-
-class _MaxResult(_ValuesIndices):
-    op = "max"
-
-
-class _MinResult(_ValuesIndices):
-    op = "min"
-
-
-def _extreme(self, dim, keepdim, pick, arg, full_node, dim_node, result_type):
+def _extreme(self, name, dim, keepdim, pick, arg, full_node, dim_node, result_type):
     if isinstance(dim, Tensor):  # torch.max(a, b): elementwise
         raise NotImplementedError("elementwise max/min of two tensors is outside the subset")
     data = self._data
-    if dim is None:
+    if dim is _ALL:
+        if keepdim is not _ALL:
+            raise TypeError(msg.extreme_signature(name, "keepdim=bool", "keepdim"))
         if data.size == 0:
-            raise RuntimeError(
-                "max(): Expected reduction dim to be specified for input.numel() == 0. "
-                "Specify the reduction dim with the 'dim' argument."
-            )
+            raise RuntimeError(msg.reduce_empty(name) + msg.SPECIFY_DIM)
         out = Tensor._make(_arr(pick(data), self._dtype), self._device)
         if _needs_grad(self) and out._dtype.is_floating_point:
             node = full_node((self._edge(),))
@@ -464,7 +467,13 @@ def _extreme(self, dim, keepdim, pick, arg, full_node, dim_node, result_type):
             node.save_output("result", out)
             out._grad_fn = node
         return out
-    d = dim % builtins.max(data.ndim, 1)
+    if dim is None:
+        raise TypeError(msg.extreme_signature(name, "dim=NoneType", "dim"))
+    keepdim = False if keepdim is _ALL else keepdim
+    if not isinstance(keepdim, builtins.bool):
+        raise TypeError(msg.must_be_bool(name, "keepdim", 2, keepdim))
+    d = wrap_dim(dim, data.ndim)
+    _refuse_empty_dim(name, data, d)
     idx = arg(data, axis=d, keepdims=True) if data.ndim else self._xp.zeros((), np.int64)
     values = self._xp.take_along_axis(data, idx, axis=d) if data.ndim else data.copy()
     if not keepdim and data.ndim:
@@ -478,15 +487,31 @@ def _extreme(self, dim, keepdim, pick, arg, full_node, dim_node, result_type):
     return result_type(out, indices)
 
 
-def max(self, dim=None, keepdim=False):  # noqa: A001
+def max(self, dim=_ALL, keepdim=_ALL):  # noqa: A001
     return _extreme(
-        self, dim, keepdim, _pick_max, _argmax_keep, F.MaxBackward1, F.MaxBackward0, _MaxResult
+        self,
+        "max",
+        dim,
+        keepdim,
+        _pick_max,
+        _argmax_keep,
+        F.MaxBackward1,
+        F.MaxBackward0,
+        return_types.max,
     )
 
 
-def min(self, dim=None, keepdim=False):  # noqa: A001
+def min(self, dim=_ALL, keepdim=_ALL):  # noqa: A001
     return _extreme(
-        self, dim, keepdim, _pick_min, _argmin_keep, F.MinBackward1, F.MinBackward0, _MinResult
+        self,
+        "min",
+        dim,
+        keepdim,
+        _pick_min,
+        _argmin_keep,
+        F.MinBackward1,
+        F.MinBackward0,
+        return_types.min,
     )
 
 
@@ -506,18 +531,35 @@ def _argmin_keep(a, axis, keepdims):
     return a.argmin(axis=axis, keepdims=keepdims)
 
 
-def argmax(self, dim=None, keepdim=False):
+def _arg_extreme(self, name, dim, keepdim):
     data = self._data
+    if not isinstance(keepdim, builtins.bool):
+        raise TypeError(msg.must_be_bool(name, "keepdim", 2, keepdim))
     if dim is None:
-        return Tensor._make(self._xp.asarray(data.argmax(), dtype=np.int64), self._device)
-    return Tensor._make(data.argmax(axis=dim, keepdims=keepdim).astype(np.int64), self._device)
+        if data.size == 0:
+            raise IndexError(msg.reduce_empty(name))
+        flat = data.argmax() if name == "argmax" else data.argmin()
+        shape = (1,) * data.ndim if keepdim else ()
+        return Tensor._make(self._xp.asarray(flat, dtype=np.int64).reshape(shape), self._device)
+    d = wrap_dim(dim, data.ndim)
+    if not data.ndim:
+        return Tensor._make(self._xp.zeros((), np.int64), self._device)
+    _refuse_empty_dim(name, data, d)
+    pick = data.argmax if name == "argmax" else data.argmin
+    return Tensor._make(pick(axis=d, keepdims=keepdim).astype(np.int64), self._device)
+
+
+def _refuse_empty_dim(name, data, d):
+    if data.ndim and data.shape[d] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+
+
+def argmax(self, dim=None, keepdim=False):
+    return _arg_extreme(self, "argmax", dim, keepdim)
 
 
 def argmin(self, dim=None, keepdim=False):
-    data = self._data
-    if dim is None:
-        return Tensor._make(self._xp.asarray(data.argmin(), dtype=np.int64), self._device)
-    return Tensor._make(data.argmin(axis=dim, keepdims=keepdim).astype(np.int64), self._device)
+    return _arg_extreme(self, "argmin", dim, keepdim)
 
 
 # -- linear algebra ------------------------------------------------------------------------
@@ -548,6 +590,10 @@ def _check_mm(self, mat2, mat1_shape=None):
     _matmul_prepare(self, mat2)
 
 
+def _type_name(t):
+    return _dtypes.SCALAR_TYPE_NAME[t._dtype]
+
+
 def mm(self, mat2):
     _check_mm(self, mat2)
     a, b = self._data, mat2._data
@@ -564,12 +610,21 @@ def mm(self, mat2):
     return out
 
 
+def _same_device(self, other):
+    if self._device != other._device:
+        raise RuntimeError(msg.mm_devices_differ(self._device, other._device))
+
+
 def dot(self, other):
-    _matmul_prepare(self, other)
+    _same_device(self, other)
     if self._data.ndim != 1 or other._data.ndim != 1:
         raise RuntimeError(
             f"1D tensors expected, but got {self._data.ndim}D and {other._data.ndim}D tensors"
         )
+    if self._dtype is not other._dtype:
+        raise RuntimeError(msg.dot_dtypes(_type_name(self), _type_name(other)))
+    if self._data.shape != other._data.shape:
+        raise RuntimeError(msg.dot_sizes(self._data.shape[0], other._data.shape[0]))
     out = Tensor._make(_arr(self._data @ other._data, self._dtype), self._device)
     if _needs_grad(self, other) and self._dtype.is_floating_point:
         node = F.DotBackward0((self._edge(), other._edge()))
@@ -579,7 +634,14 @@ def dot(self, other):
 
 
 def mv(self, vec):
-    _matmul_prepare(self, vec)
+    _same_device(self, vec)
+    (n, *k), (m, *_) = self._data.shape or (0,), vec._data.shape or (0,)
+    if self._data.ndim != 2 or vec._data.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {self.ndim}, {vec.ndim}")
+    if k[0] != m:
+        raise RuntimeError(f"size mismatch, got input ({n}), mat ({n}x{k[0]}), vec ({m})")
+    if self._dtype is not vec._dtype:
+        raise RuntimeError(msg.mv_dtypes(_type_name(self), _type_name(vec)))
     out = Tensor._make(self._data @ vec._data, self._device, self._dtype)
     if _needs_grad(self, vec) and self._dtype.is_floating_point:
         node = F.MvBackward0((self._edge(), vec._edge()))
@@ -592,6 +654,10 @@ def matmul(self, other):
     if not isinstance(other, Tensor):
         return NotImplemented
     da, db = self._data.ndim, other._data.ndim
+    if da == 0 or db == 0:
+        raise RuntimeError(
+            f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D"
+        )
     if da == 2 and db == 2:
         return mm(self, other)
     if da == 1 and db == 1:
@@ -784,7 +850,9 @@ def flatten(self, start_dim=0, end_dim=-1):
     shape = self._data.shape
     if not shape:
         return reshape(self, 1)
-    s, e = start_dim % len(shape), end_dim % len(shape)
+    s, e = wrap_dim(start_dim, len(shape)), wrap_dim(end_dim, len(shape))
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
         return self
     n = 1
@@ -819,9 +887,9 @@ def T(self):
 
 
 def transpose(self, dim0, dim1):
-    nd = builtins.max(self._data.ndim, 1)
-    perm = list(range(self._data.ndim))
-    d0, d1 = dim0 % nd, dim1 % nd
+    nd = self._data.ndim
+    perm = list(range(nd))
+    d0, d1 = wrap_dim(dim0, nd), wrap_dim(dim1, nd)
     if perm:
         perm[d0], perm[d1] = perm[d1], perm[d0]
     return _perm_view(self, tuple(perm), F.TransposeBackward0)
@@ -831,13 +899,17 @@ def permute(self, *dims):
     from ._size import normalize_size
 
     nd = self._data.ndim
-    perm = tuple(d % nd for d in normalize_size(dims))
+    dims = normalize_size(dims)
+    if len(dims) != nd:
+        raise RuntimeError(msg.permute_length(nd, len(dims)))
+    perm = tuple(wrap_dim(d, nd) for d in dims)
+    if len(set(perm)) != nd:
+        raise RuntimeError(msg.PERMUTE_DUPLICATE)
     return _perm_view(self, perm, F.PermuteBackward0)
 
 
 def unsqueeze(self, dim):
-    nd = self._data.ndim + 1
-    d = dim % nd
+    d = wrap_dim(dim, self._data.ndim + 1)
     shape = self._data.shape
     new = shape[:d] + (1,) + shape[d:]
     return _view(
@@ -856,7 +928,7 @@ def squeeze(self, dim=None):
         new = tuple(s for s in shape if s != 1)
         node = F.SqueezeBackward0
     else:
-        d = dim % builtins.max(len(shape), 1)
+        d = wrap_dim(dim, len(shape))
         new = shape[:d] + shape[d + 1 :] if shape and shape[d] == 1 else shape
         node = F.SqueezeBackward1
     return _view(
@@ -872,16 +944,47 @@ def squeeze(self, dim=None):
 def expand(self, *sizes):
     from ._size import normalize_size
 
-    sizes = list(normalize_size(sizes))
     shape = self._data.shape
+    target = _expanded_shape(self, normalize_size(sizes))
+    data = _broadcast_view(self._data, target)
+    return _view(self, data, F.ExpandBackward0, lambda a: _broadcast_view(a, target), shape)
+
+
+def _expanded_shape(self, sizes):
+    """The shape `self.expand(*sizes)` has, refused with PyTorch's texts."""
+    shape = self._data.shape
+    if len(sizes) < len(shape):
+        raise RuntimeError(msg.expand_too_few(self.type(), shape, sizes))
     lead = len(sizes) - len(shape)
-    for i, s in enumerate(sizes):
-        if s == -1:
-            sizes[i] = shape[i - lead]
-    target = tuple(sizes)
-    data = self._xp.broadcast_to(self._data, target)
-    out = _view(self, data, F.ExpandBackward0, lambda a: self._xp.broadcast_to(a, target), shape)
+    out = list(sizes)
+    for i in reversed(range(len(sizes))):  # PyTorch checks from the last dim
+        if i < lead:
+            if sizes[i] < 0:
+                raise RuntimeError(msg.expand_leading(sizes[i], i))
+        else:
+            have = shape[i - lead]
+            if sizes[i] == -1:
+                out[i] = have
+            elif have != 1 and sizes[i] != have:
+                raise RuntimeError(msg.expand_mismatch(sizes[i], have, i, sizes, shape))
+    return tuple(out)
+
+
+def _broadcast_view(a, shape):
+    """A broadcast view that can be written through, as PyTorch's expanded tensors can (by
+    zero_, fill_ or a select of them); NumPy's broadcast_to is read-only."""
+    out = F.array_module(a).broadcast_to(a, shape)
+    if isinstance(out, np.ndarray) and a.flags.writeable:
+        out = np.lib.stride_tricks.as_strided(a, out.shape, out.strides, writeable=True)
     return out
+
+
+def _overlaps_itself(data):
+    """Whether several elements share one memory location (an expanded dimension). An empty
+    array has none, though NumPy gives it zero strides."""
+    return data.size > 0 and builtins.any(
+        st == 0 and n > 1 for st, n in zip(data.strides, data.shape)
+    )
 
 
 def expand_as(self, other):
@@ -889,7 +992,7 @@ def expand_as(self, other):
 
 
 def unbind(self, dim=0):
-    d = dim % self._data.ndim
+    d = wrap_dim(dim, self._data.ndim)
     n = self._data.shape[d]
     node = None
     if _needs_grad(self):
@@ -923,61 +1026,144 @@ def _is_basic(index):
 
 
 def _normalize_index(index):
-    """The index as NumPy understands it, plus the index tensors it was made of."""
-    if not isinstance(index, tuple):
-        index = (index,)
+    """The index parts as NumPy understands them, the index tensors among them, and whether the
+    index was a tuple (PyTorch treats a lone int or slice apart; a lone tensor counts as one)."""
+    is_tuple = isinstance(index, (tuple, Tensor))
     out, tensors = [], []
-    for part in index:
+    for part in index if isinstance(index, tuple) else (index,):
         if isinstance(part, Tensor):
-            tensors.append(part)
-            part = part._data
+            if part._dtype.is_floating_point:
+                raise IndexError(msg.INDEX_TENSOR_DTYPE)
+            if part._data.ndim == 0 and part._dtype is not _dtypes.bool:
+                # PyTorch selects with a 0-d integer tensor as with an int: a view.
+                part = builtins.int(part._data)
+            else:
+                tensors.append(part)
+                part = part._data
         elif isinstance(part, list):
             part = np.asarray(part)
+        elif isinstance(part, (builtins.float, np.floating)):
+            raise IndexError(msg.invalid_index_type(type(part).__name__))
         out.append(part)
-    return tuple(out), tensors
+    return tuple(out), tensors, is_tuple
 
 
-def _basic_node_class(index):
-    """Which view node PyTorch leaves: the last index part it applies decides."""
-    meaningful = [p for p in index if p is not Ellipsis and p != slice(None)]
-    if not meaningful:
-        return F.SliceBackward0
-    last = meaningful[-1]
-    if last is None:
-        return F.IndexUnsqueezeBackward0
-    if isinstance(last, slice):
-        return F.SliceBackward0
-    return F.SelectBackward0
+def _dims_taken(part):
+    """How many dimensions of the indexed tensor an index part consumes."""
+    if part is None or part is Ellipsis or isinstance(part, (builtins.bool, np.bool_)):
+        return 0
+    if hasattr(part, "dtype") and part.dtype == np.bool_:
+        return part.ndim
+    return 1
+
+
+def _check_index(parts, shape, is_tuple):
+    """PyTorch's refusals, with its texts, before NumPy sees the index."""
+    ndim = len(shape)
+    taken = [_dims_taken(p) for p in parts]
+    if builtins.sum(taken) > ndim:
+        if ndim == 0 and not is_tuple:
+            if isinstance(parts[0], slice):
+                raise IndexError(msg.SLICE_0D)
+            if not hasattr(parts[0], "dtype") or parts[0].ndim == 0:
+                raise IndexError(msg.INDEX_0D)
+        raise IndexError(msg.too_many_indices(ndim))
+    dim = 0  # the dimension of self the next part applies to
+    arrays = 0  # index arrays seen so far (PyTorch numbers their errors by them)
+    for i, (part, n) in enumerate(zip(parts, taken)):
+        if part is Ellipsis:
+            dim = ndim - builtins.sum(taken[i + 1 :])
+            continue
+        if isinstance(part, slice):
+            if part.step is not None and part.step < 0:
+                raise ValueError(msg.NEGATIVE_STEP)
+        elif hasattr(part, "dtype") and part.dtype == np.bool_:
+            for j in range(n):
+                if part.shape[j] != shape[dim + j]:
+                    raise IndexError(msg.mask_shape(part.shape, j, shape, dim + j))
+            arrays += n
+        elif hasattr(part, "dtype") and part.ndim > 0:
+            size = shape[dim]
+            bad = (part >= size) | (part < -size)
+            if bad.any():
+                raise IndexError(msg.index_out_of_bounds(builtins.int(part[bad][0]), arrays, size))
+            arrays += 1
+        elif isinstance(part, (builtins.int, np.integer)):
+            size = shape[dim]
+            if not -size <= part < size:
+                raise IndexError(msg.index_out_of_bounds(part, i, size))
+        dim += n
+
+
+def _basic_node_class(parts, is_tuple, shape):
+    """The view node PyTorch names: a lone index names its own op (a lone slice is a Slice even
+    when it keeps everything, `...` an Alias); in a tuple, a slice keeping its whole dimension
+    is skipped, the last op applied names the node, and none applied leaves an Alias."""
+    if not is_tuple:
+        parts = parts[:1]
+    node = F.AliasBackward0
+    dim = 0
+    for i, part in enumerate(parts):
+        if part is Ellipsis:
+            dim = len(shape) - builtins.sum(_dims_taken(p) for p in parts[i + 1 :])
+        elif part is None:
+            node = F.IndexUnsqueezeBackward0
+        elif isinstance(part, slice):
+            keeps_all = part.indices(shape[dim]) == (0, shape[dim], 1)
+            if not (keeps_all and is_tuple):
+                node = F.SliceBackward0
+            dim += 1
+        else:
+            node = F.SelectBackward0
+            dim += 1
+    return node
 
 
 def getitem(self, index):
-    index, index_tensors = _normalize_index(index)
-    if _is_basic(index):
-        if Ellipsis not in index:
-            index = index + (Ellipsis,)  # keeps results arrays (0-d views, not scalars)
-        data = self._data[index]
+    parts, index_tensors, is_tuple = _normalize_index(index)
+    _check_index(parts, self._data.shape, is_tuple)
+    if _is_basic(parts):
+        index = parts + (Ellipsis,) if Ellipsis not in parts else parts
+        data = self._data[index]  # with an Ellipsis, 0-d results stay arrays (views)
         fn = _index_fn(index)
-        return _view(
-            self, data, _basic_node_class(index), fn, self._data.shape, self._data.dtype, fn
-        )
-    data = self._data[index]
+        node = _basic_node_class(parts, is_tuple, self._data.shape)
+        args = () if node is F.AliasBackward0 else (self._data.shape, self._data.dtype, fn)
+        return _view(self, data, node, fn, *args)
+    data = self._xp.asarray(self._data[parts])  # an array even where NumPy gives a scalar
     out = Tensor._make(data, self._device, self._dtype)
     if _needs_grad(self):
-        out._grad_fn = F.IndexBackward0((self._edge(),), self._data.shape, index, index_tensors)
+        out._grad_fn = F.IndexBackward0((self._edge(),), self._data.shape, parts, index_tensors)
     return out
 
 
 def setitem(self, index, value):
-    index, _ = _normalize_index(index)
-    if _is_basic(index):
-        if Ellipsis not in index:
-            index = index + (Ellipsis,)
+    if not isinstance(value, (Tensor, *_SCALARS)):
+        raise TypeError(msg.cant_assign(value, self.type()))
+    parts, _, is_tuple = _normalize_index(index)
+    _check_index(parts, self._data.shape, is_tuple)
+    if _is_basic(parts):
+        index = parts + (Ellipsis,) if Ellipsis not in parts else parts
         with grad_mode.no_grad():
             region = getitem(self, index)  # a view of self (its history is not needed)
         region._view_flags = None
+        if isinstance(value, Tensor):
+            value = _fit_value(value, region._data.shape)
         copy_(region, value)
         return
-    _index_put(self, index, value)
+    _index_put(self, parts, value)
+
+
+def _fit_value(value, shape):
+    """A value assigned by index loses its leading size-1 dims, then must expand to the
+    region (PyTorch's texts); `z[0, 0] = t` takes a one-element `t`."""
+    vshape = value._data.shape
+    lead = 0
+    while lead < len(vshape) - len(shape) and vshape[lead] == 1:
+        lead += 1
+    if lead:
+        value = value.view(vshape[lead:])
+    _expanded_shape(value, shape)
+    return value
 
 
 def _index_put(self, index, value):
@@ -1013,14 +1199,22 @@ def _check_inplace(self):
         raise RuntimeError(msg.LEAF_INPLACE)
 
 
-def _inplace(self, op, others=()):
+def _refuse_overlap(self):
+    if _overlaps_itself(self._data):
+        raise RuntimeError(msg.INTERNAL_OVERLAP)
+
+
+def _inplace(self, op, others=(), overlap_ok=False):
     """Run `op(old)` (an out-of-place op on an alias of self's old values) and write its
-    result into self, rewriting self's history as PyTorch does."""
+    result into self, rewriting self's history as PyTorch does. Only zero_ and fill_ may
+    write into an expanded tensor (`overlap_ok`)."""
     tracked = grad_mode._enabled and (
         self.requires_grad or builtins.any(o is not None and o.requires_grad for o in others)
     )
     if grad_mode._enabled and self.requires_grad:
         _check_inplace(self)
+    if not overlap_ok:  # after autograd's refusals, as in PyTorch
+        _refuse_overlap(self)
     if not tracked:
         with grad_mode.no_grad():
             out = op(self)
@@ -1069,7 +1263,8 @@ def _write(self, data):
 
 def _inplace_binary(fn, ufunc_name=None):
     def method(self, other, **kw):
-        if ufunc_name and not kw and _write_directly(self, other, ufunc_name):
+        direct = ufunc_name and not kw and not _overlaps_itself(self._data)
+        if direct and _write_directly(self, other, ufunc_name):
             return self
         return _inplace(self, lambda old: fn(old, other, **kw), others=(_tensor_or_none(other),))
 
@@ -1130,7 +1325,7 @@ def zero_(self):
             out._grad_fn = F.ZeroBackward0((old._edge(),))
         return out
 
-    return _inplace(self, op)
+    return _inplace(self, op, overlap_ok=True)
 
 
 def fill_(self, value):
@@ -1141,11 +1336,18 @@ def fill_(self, value):
             out._grad_fn = F.FillBackward2((old._edge(),))
         return out
 
-    return _inplace(self, op)
+    return _inplace(self, op, overlap_ok=True)
 
 
 def copy_(self, src, non_blocking=False):
+    if not isinstance(src, (Tensor, *_SCALARS)):
+        raise TypeError(msg.copy_not_tensor(src))
     src_t = src if isinstance(src, Tensor) else None
+    if src_t is not None and src_t._data.shape != self._data.shape:
+        _check_broadcast(self, src_t)
+        target = np.broadcast_shapes(self._data.shape, src_t._data.shape)
+        if target != self._data.shape:
+            raise RuntimeError(msg.output_shape(self._data.shape, target))
 
     def op(old):
         from ._device import to_device_array
@@ -1194,9 +1396,20 @@ normal_ = _random_fill(
 
 
 def _join_prepare(tensors, what):
+    if isinstance(tensors, Tensor):
+        raise TypeError(
+            f"{what}(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor"
+        )
     tensors = list(tensors)
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}"
+            )
     if not tensors:
-        raise RuntimeError(f"{what}(): expected a non-empty list of Tensors")
+        if what == "cat":
+            raise ValueError(msg.CAT_EMPTY)
+        raise RuntimeError(msg.STACK_EMPTY)
     device = tensors[0]._device
     for t in tensors[1:]:
         if t._device != device:
@@ -1217,7 +1430,7 @@ def stack(tensors, dim=0):
                 f"{list(shape)} at entry 0 and {list(t._data.shape)} at entry {i}"
             )
     xp = tensors[0]._xp
-    d = dim % (len(shape) + 1)
+    d = wrap_dim(dim, len(shape) + 1)
     data = xp.stack([t._data.astype(dtype.np, copy=False) for t in tensors], axis=d)
     out = Tensor._make(data, device, dtype)
     if _needs_grad(*tensors) and dtype.is_floating_point:
@@ -1232,8 +1445,16 @@ def cat(tensors, dim=0):
     for i, t in enumerate(tensors):
         if t._data.ndim == 0:
             raise RuntimeError(msg.CAT_ZERO_DIM.format(i))
+    first = tensors[0]._data.shape
+    d = wrap_dim(dim, len(first))
+    for i, t in enumerate(tensors[1:], 1):
+        shape = t._data.shape
+        if len(shape) != len(first):
+            raise RuntimeError(msg.cat_ndim(len(first), len(shape)))
+        for k, (want, got) in enumerate(zip(first, shape)):
+            if k != d and want != got:
+                raise RuntimeError(msg.cat_sizes(d, want, got, i))
     xp = tensors[0]._xp
-    d = dim % tensors[0]._data.ndim
     data = xp.concatenate([t._data.astype(dtype.np, copy=False) for t in tensors], axis=d)
     out = Tensor._make(data, device, dtype)
     if _needs_grad(*tensors) and dtype.is_floating_point:

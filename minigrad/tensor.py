@@ -15,7 +15,7 @@ import numpy as np
 from . import _dtypes, _format
 from . import _messages as msg
 from ._device import CPU, xp
-from ._size import Size
+from ._size import Size, wrap_dim
 from ._warnings import warn
 from .autograd import grad_mode
 from .autograd.graph import AccumulateGrad
@@ -271,7 +271,9 @@ class Tensor:
     def size(self, dim=None):
         if dim is None:
             return Size(self._data.shape)
-        return self._data.shape[dim]
+        if self._data.ndim == 0:  # no wrap_scalar here, unlike reductions
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        return self._data.shape[wrap_dim(dim, self._data.ndim)]
 
     def dim(self):
         return self._data.ndim
@@ -356,7 +358,8 @@ class Tensor:
 
     def __bool__(self):
         if self._data.size != 1:
-            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+            which = "no values" if self._data.size == 0 else "more than one value"
+            raise RuntimeError(f"Boolean value of Tensor with {which} is ambiguous")
         return bool(self._data.reshape(()))
 
     def _scalar(self, warn_if_grad):

@@ -2,6 +2,7 @@
 
 from autograder.catalogue import (  # noqa: F401
     basics,
+    basics_shapes,
     devices,
     inplace,
     leaf,
