@@ -106,6 +106,7 @@ SCALAR_FROM_GRAD_TENSOR = (
     "Consider using tensor.detach() first."
 )
 ONLY_ONE_ELEMENT = "only one element tensors can be converted to Python scalars"
+FILL_VALUE_DIMS = "fill_ only supports 0-dimension value tensor but got tensor with {} dimensions."
 CAT_ZERO_DIM = "zero-dimensional tensor (at position {}) cannot be concatenated"
 NON_WRITABLE_NUMPY = (
     "The given NumPy array is not writable, and PyTorch does not support non-writable tensors. "

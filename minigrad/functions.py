@@ -453,6 +453,24 @@ class FillBackward2(ZeroBackward0):
     pass
 
 
+class FillBackward3(Node):
+    """`fill_(value)` with a 0-d tensor: the value gets the sum of the gradient (in its own
+    dtype and device); the overwritten elements get none."""
+
+    def __init__(self, edges, value_dtype, value_device):
+        super().__init__(edges)
+        self.value_dtype, self.value_device = value_dtype, value_device
+
+    def apply(self, g):
+        from ._device import to_device_array
+
+        xp = array_module(g)
+        gv = None
+        if self.next_functions[1][0] is not None:
+            gv = to_device_array(xp.asarray(g.sum()), self.value_device).astype(self.value_dtype)
+        return xp.zeros_like(g), gv
+
+
 class NormalBackward0(ZeroBackward0):
     pass
 

@@ -1124,14 +1124,27 @@ def zero_(self):
 
 
 def fill_(self, value):
+    value_t = _tensor_or_none(value)
+
     def op(old):
-        data = old._xp.full_like(old._data, value.item() if isinstance(value, Tensor) else value)
+        if value_t is None:
+            data = old._xp.full_like(old._data, value)
+            node = F.FillBackward2((old._edge(),)) if _needs_grad(old) else None
+        else:
+            # A tensor value is an input of the graph (PyTorch's FillBackward3): the value
+            # gets the sum of the incoming gradient, the overwritten elements none.
+            if value_t._data.ndim:
+                raise RuntimeError(msg.FILL_VALUE_DIMS.format(value_t._data.ndim))
+            data = old._xp.full_like(old._data, value_t.item())
+            node = None
+            if _needs_grad(old, value_t):
+                edges = (old._edge(), value_t._edge())
+                node = F.FillBackward3(edges, value_t._data.dtype, value_t._device)
         out = Tensor._make(data, old._device, old._dtype)
-        if _needs_grad(old):
-            out._grad_fn = F.FillBackward2((old._edge(),))
+        out._grad_fn = node
         return out
 
-    return _inplace(self, op)
+    return _inplace(self, op, others=(value_t,))
 
 
 def copy_(self, src, non_blocking=False):
