@@ -33,7 +33,7 @@ SECOND_BACKWARD = (
     "backward."
 )
 UNUSED_INPUT = (
-    "One of the differentiated Tensors appears to not have been used in the graph. "
+    "The differentiated Tensor at index {} appears to not have been used in the graph. "
     "Set allow_unused=True if this is the desired behavior."
 )
 INPUT_NO_GRAD = "One of the differentiated Tensors does not require grad"
@@ -178,3 +178,10 @@ BOOL_SUBTRACTION = (
     "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
     "invert a mask, use the `~` or `logical_not()` operator instead."
 )
+
+
+def arg_type(fn, name, position, expected, value):
+    """PyTorch's argument parser's text for an argument of the wrong type."""
+    cls = type(value)
+    got = f"numpy.{cls.__name__}" if cls.__module__ == "numpy" else cls.__name__
+    return f"{fn}(): argument '{name}' (position {position}) must be {expected}, not {got}"

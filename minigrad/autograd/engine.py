@@ -231,11 +231,11 @@ def grad(
         capture=set(targets),
     )
     result = []
-    for t, node in zip(inputs, targets):
+    for i, (t, node) in enumerate(zip(inputs, targets)):
         g = captured.get(node)
         if g is None:
             if not (allow_unused or materialize_grads):
-                raise RuntimeError(msg.UNUSED_INPUT)
+                raise RuntimeError(msg.UNUSED_INPUT.format(i))  # the first unused one
             result.append(t._xp.zeros_like(t._data) if materialize_grads else None)
             continue
         result.append(g)
