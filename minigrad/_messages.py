@@ -180,8 +180,19 @@ BOOL_SUBTRACTION = (
 )
 
 
+def type_name(value):
+    """A value's type as PyTorch's C++ code names it (`int`, `Tensor`, `numpy.ndarray`)."""
+    cls = type(value)
+    return f"numpy.{cls.__name__}" if cls.__module__ == "numpy" else cls.__name__
+
+
 def arg_type(fn, name, position, expected, value):
     """PyTorch's argument parser's text for an argument of the wrong type."""
-    cls = type(value)
-    got = f"numpy.{cls.__name__}" if cls.__module__ == "numpy" else cls.__name__
+    got = type_name(value)
     return f"{fn}(): argument '{name}' (position {position}) must be {expected}, not {got}"
+
+
+HOOK_NO_GRAD = "cannot register a hook on a tensor that doesn't require gradient"
+HOOK_NOT_TENSOR = "expected Variable, but hook returned '{}'"
+HOOK_CHANGED_TYPE = "hook '{}' has changed the type of value (was {} got {})"
+HOOK_CHANGED_SIZE = "hook '{}' has changed the size of value"

@@ -152,13 +152,28 @@ def _run_tensor_hooks(node, grads):
     for nr, hook in node._hooks or ():
         if grads[nr] is None:
             continue
-        result = hook(Tensor._wrap(grads[nr]))
+        grad = Tensor._wrap(grads[nr])
+        result = hook(grad)
         if result is not None:
+            _check_hook_result(hook, grad, result)
             grads[nr] = result._data
     for nr, t in node._retained or ():
         if grads[nr] is not None:
             t._accumulate(grads[nr], retained=True)
     return grads
+
+
+def _check_hook_result(hook, grad, result):
+    """PyTorch's checks on what a tensor hook returns: a tensor of the same type and size."""
+    from ..tensor import Tensor
+
+    name = getattr(hook, "__name__", "<unknown>")
+    if not isinstance(result, Tensor):
+        raise TypeError(msg.HOOK_NOT_TENSOR.format(msg.type_name(result)))
+    if result.type() != grad.type():
+        raise RuntimeError(msg.HOOK_CHANGED_TYPE.format(name, grad.type(), result.type()))
+    if result.shape != grad.shape:
+        raise RuntimeError(msg.HOOK_CHANGED_SIZE.format(name))
 
 
 def check_roots(tensors, grad_tensors):
