@@ -125,14 +125,16 @@ class PowBackward1(_Binary):
 class PowBackward2(Node):
     """scalar ** tensor."""
 
-    def __init__(self, edges, base):
-        super().__init__(edges)
-        self.base = base
-
     def apply(self, g):
         xp = array_module(g)
-        result = self.unpack()["result"]
-        log_base = float(xp.log(self.base)) if self.base > 0 else float("nan")
+        s = self.unpack()
+        base, result = s["self"], s["result"]
+        if base == 0:
+            # PyTorch: no gradient where exponent >= 0, else result * log(0) (-inf or nan)
+            with _quiet(xp):
+                d = xp.where(s["exponent"] >= 0, 0.0, result * -math.inf)
+            return ((g * d).astype(g.dtype, copy=False),)
+        log_base = math.log(base) if base > 0 else math.nan
         return ((g * result * log_base).astype(g.dtype, copy=False),)
 
 
@@ -189,13 +191,17 @@ def masked(g, keep):
 
 class ReluBackward0(Node):
     def apply(self, g):
-        return (masked(g, self.unpack()["result"] > 0),)
+        # PyTorch zeroes the gradient where result <= 0: a NaN result lets it through
+        return (masked(g, ~(self.unpack()["result"] <= 0)),)
 
 
 class AbsBackward0(Node):
     def apply(self, g):
-        xp = array_module(g)
-        return (g * xp.sign(self.unpack()["self"]),)
+        x = self.unpack()["self"]
+        # the sign as PyTorch computes it, (x > 0) - (x < 0): 0 at NaN, where NumPy's is NaN
+        sign = (x > 0).astype(g.dtype)
+        sign -= x < 0
+        return (g * sign,)
 
 
 class SinBackward0(Node):
@@ -283,7 +289,8 @@ class MaxBackward1(Node):
     def apply(self, g):
         s = self.unpack()
         x, result = s["self"], s["result"]
-        mask = x == result
+        # a NaN extreme shares the gradient among the NaNs, as PyTorch does
+        mask = array_module(x).isnan(x) if result != result else x == result
         return (masked(g / mask.sum(), mask),)
 
 
