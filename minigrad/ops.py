@@ -555,7 +555,7 @@ def mm(self, mat2):
         )
     out = Tensor._make(a @ b, self._device, self._dtype)
     if _needs_grad(self, mat2) and self._dtype.is_floating_point:
-        node = F.MmBackward0((self._edge(), mat2._edge()))
+        node = F.MmBackward0((self._edge(), mat2._edge()), (F.column_major(a), F.column_major(b)))
         save = {}
         if mat2.requires_grad:
             save["self"] = self
