@@ -192,6 +192,9 @@ def _run_tensor_hooks(node, grads):
     for nr, hook in node._hooks or ():
         if grads[nr] is None:
             continue
+        if type(node) is AccumulateGrad and grads[nr].dtype != node.variable._data.dtype:
+            # PyTorch casts a gradient to its input's dtype before any hook sees it
+            grads[nr] = grads[nr].astype(node.variable._data.dtype)
         grad = Tensor._wrap(grads[nr])
         result = hook(grad)
         if result is not None:
