@@ -33,7 +33,7 @@ SECOND_BACKWARD = (
     "backward."
 )
 UNUSED_INPUT = (
-    "One of the differentiated Tensors appears to not have been used in the graph. "
+    "The differentiated Tensor at index {} appears to not have been used in the graph. "
     "Set allow_unused=True if this is the desired behavior."
 )
 INPUT_NO_GRAD = "One of the differentiated Tensors does not require grad"
@@ -106,6 +106,7 @@ SCALAR_FROM_GRAD_TENSOR = (
     "Consider using tensor.detach() first."
 )
 ONLY_ONE_ELEMENT = "only one element tensors can be converted to Python scalars"
+FILL_VALUE_DIMS = "fill_ only supports 0-dimension value tensor but got tensor with {} dimensions."
 CAT_ZERO_DIM = "zero-dimensional tensor (at position {}) cannot be concatenated"
 NON_WRITABLE_NUMPY = (
     "The given NumPy array is not writable, and PyTorch does not support non-writable tensors. "
@@ -374,17 +375,12 @@ INTERNAL_OVERLAP = (
 )
 
 
-def _type_name(value):
-    cls = type(value)
-    return cls.__name__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__name__}"
-
-
 def cant_assign(value, tensor_type):
-    return f"can't assign a {_type_name(value)} to a {tensor_type}"
+    return f"can't assign a {type_name(value)} to a {tensor_type}"
 
 
 def copy_not_tensor(value):
-    return f"copy_(): argument 'other' (position 1) must be Tensor, not {_type_name(value)}"
+    return f"copy_(): argument 'other' (position 1) must be Tensor, not {type_name(value)}"
 
 
 def output_shape(shape, target):
@@ -396,3 +392,21 @@ def reduce_empty(name):
 
 
 SPECIFY_DIM = " Specify the reduction dim with the 'dim' argument."
+
+
+def type_name(value):
+    """A value's type as PyTorch's C++ code names it (`int`, `Tensor`, `numpy.ndarray`)."""
+    cls = type(value)
+    return f"numpy.{cls.__name__}" if cls.__module__ == "numpy" else cls.__name__
+
+
+def arg_type(fn, name, position, expected, value):
+    """PyTorch's argument parser's text for an argument of the wrong type."""
+    got = type_name(value)
+    return f"{fn}(): argument '{name}' (position {position}) must be {expected}, not {got}"
+
+
+HOOK_NO_GRAD = "cannot register a hook on a tensor that doesn't require gradient"
+HOOK_NOT_TENSOR = "expected Variable, but hook returned '{}'"
+HOOK_CHANGED_TYPE = "hook '{}' has changed the type of value (was {} got {})"
+HOOK_CHANGED_SIZE = "hook '{}' has changed the size of value"

@@ -125,14 +125,16 @@ class PowBackward1(_Binary):
 class PowBackward2(Node):
     """scalar ** tensor."""
 
-    def __init__(self, edges, base):
-        super().__init__(edges)
-        self.base = base
-
     def apply(self, g):
         xp = array_module(g)
-        result = self.unpack()["result"]
-        log_base = float(xp.log(self.base)) if self.base > 0 else float("nan")
+        s = self.unpack()
+        base, result = s["self"], s["result"]
+        if base == 0:
+            # PyTorch: no gradient where exponent >= 0, else result * log(0) (-inf or nan)
+            with _quiet(xp):
+                d = xp.where(s["exponent"] >= 0, 0.0, result * -math.inf)
+            return ((g * d).astype(g.dtype, copy=False),)
+        log_base = math.log(base) if base > 0 else math.nan
         return ((g * result * log_base).astype(g.dtype, copy=False),)
 
 
@@ -189,13 +191,17 @@ def masked(g, keep):
 
 class ReluBackward0(Node):
     def apply(self, g):
-        return (masked(g, self.unpack()["result"] > 0),)
+        # PyTorch zeroes the gradient where result <= 0: a NaN result lets it through
+        return (masked(g, ~(self.unpack()["result"] <= 0)),)
 
 
 class AbsBackward0(Node):
     def apply(self, g):
-        xp = array_module(g)
-        return (g * xp.sign(self.unpack()["self"]),)
+        x = self.unpack()["self"]
+        # the sign as PyTorch computes it, (x > 0) - (x < 0): 0 at NaN, where NumPy's is NaN
+        sign = (x > 0).astype(g.dtype)
+        sign -= x < 0
+        return (g * sign,)
 
 
 class SinBackward0(Node):
@@ -274,17 +280,21 @@ class MeanBackward0(SumBackward0):
 class MeanBackward1(SumBackward1):
     def apply(self, g):
         n = math.prod([self.shape[d] for d in self.dims])
-        return (self._expand(g / n),)
+        return (self._expand(g) / n,)  # a fresh array, as PyTorch's (its .grad can take it)
 
 
 class MaxBackward1(Node):
     """Full reduction max/min: the gradient is shared evenly among tied extremes."""
 
+    grad_version = 1  # PyTorch builds it with masked_fill_
+
     def apply(self, g):
         s = self.unpack()
         x, result = s["self"], s["result"]
-        mask = x == result
-        return (masked(g / mask.sum(), mask),)
+        # a NaN extreme shares the gradient among the NaNs, as PyTorch does
+        mask = array_module(x).isnan(x) if result != result else x == result
+        share = (g / mask.sum()).astype(g.dtype, copy=False)  # NumPy would widen to float64
+        return (masked(share, mask),)
 
 
 class MinBackward1(MaxBackward1):
@@ -293,6 +303,8 @@ class MinBackward1(MaxBackward1):
 
 class MaxBackward0(Node):
     """max/min along a dim: the gradient goes to the selected index."""
+
+    grad_version = 2  # PyTorch builds it with zeros() and scatter_
 
     def __init__(self, edges, shape, dim, keepdim):
         super().__init__(edges)
@@ -316,26 +328,46 @@ class MinBackward0(MaxBackward0):
 # -- linear algebra ------------------------------------------------------------------------
 
 
+def column_major(a):
+    """Whether a matrix is laid out by columns (a transposed one, such as nn.Linear's
+    `weight.t()`): PyTorch then computes its gradient in that layout too."""
+    return a.ndim == 2 and a.strides[0] == a.itemsize and a.strides[1] == a.shape[0] * a.itemsize
+
+
+def _mm_grads(g, mat1, mat2, need1, need2, col_major):
+    """PyTorch's mm_mat1_backward and mm_mat2_backward, layouts included (the layout decides
+    whether a leaf's .grad can take the array over, see the engine)."""
+    g1 = g2 = None
+    if need1:
+        g1 = (mat2 @ g.T).T if col_major[0] else g @ mat2.T
+    if need2:
+        g2 = (g.T @ mat1).T if col_major[1] else mat1.T @ g
+    return g1, g2
+
+
 class MmBackward0(Node):
+    def __init__(self, edges, col_major=(False, False)):
+        super().__init__(edges)
+        self.col_major = col_major
+
     def apply(self, g):
         s = self.unpack()
-        ga = g @ s["mat2"].T if self.next_functions[0][0] is not None else None
-        gb = s["self"].T @ g if self.next_functions[1][0] is not None else None
-        return ga, gb
+        need1, need2 = (nf[0] is not None for nf in self.next_functions)
+        return _mm_grads(g, s.get("self"), s.get("mat2"), need1, need2, self.col_major)
 
 
 class AddmmBackward0(Node):
     """bias + mat1 @ mat2 (nn.Linear on a batch)."""
 
-    def __init__(self, edges, bias_meta):
+    def __init__(self, edges, bias_meta, col_major=(False, False)):
         super().__init__(edges)
-        self.bias_meta = bias_meta
+        self.bias_meta, self.col_major = bias_meta, col_major
 
     def apply(self, g):
         s = self.unpack()
         gbias = unbroadcast(g, *self.bias_meta) if self.next_functions[0][0] is not None else None
-        g1 = g @ s["mat2"].T if self.next_functions[1][0] is not None else None
-        g2 = s["mat1"].T @ g if self.next_functions[2][0] is not None else None
+        need1, need2 = (nf[0] is not None for nf in self.next_functions[1:])
+        g1, g2 = _mm_grads(g, s.get("mat1"), s.get("mat2"), need1, need2, self.col_major)
         return gbias, g1, g2
 
 
@@ -453,6 +485,24 @@ class FillBackward2(ZeroBackward0):
     pass
 
 
+class FillBackward3(Node):
+    """`fill_(value)` with a 0-d tensor: the value gets the sum of the gradient (in its own
+    dtype and device); the overwritten elements get none."""
+
+    def __init__(self, edges, value_dtype, value_device):
+        super().__init__(edges)
+        self.value_dtype, self.value_device = value_dtype, value_device
+
+    def apply(self, g):
+        from ._device import to_device_array
+
+        xp = array_module(g)
+        gv = None
+        if self.next_functions[1][0] is not None:
+            gv = to_device_array(xp.asarray(g.sum()), self.value_device).astype(self.value_dtype)
+        return xp.zeros_like(g), gv
+
+
 class NormalBackward0(ZeroBackward0):
     pass
 
@@ -551,6 +601,8 @@ class IndexBackward0(Node):
 
     The index tensors are saved too, so changing one in place fails at backward (I2).
     """
+
+    grad_version = 1  # PyTorch builds it with index_put_
 
     def __init__(self, edges, in_shape, index, index_tensors):
         super().__init__(edges)

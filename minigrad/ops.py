@@ -269,10 +269,12 @@ def rpow(self, base):
     dtype, device, a, b = p
     if not dtype.is_floating_point and isinstance(base, builtins.float):
         dtype = _dtypes.float32
-    data = _arr(np.power(b, a, dtype=dtype.np) if device.type == "cpu" else b**a, dtype)
+    with np.errstate(divide="ignore", invalid="ignore"):  # 0 ** -1 is inf, silently
+        data = _arr(np.power(b, a, dtype=dtype.np) if device.type == "cpu" else b**a, dtype)
     out = _result(data, device)
     if _needs_grad(self):
-        out._grad_fn = F.PowBackward2((self._edge(),), base)
+        out._grad_fn = F.PowBackward2((self._edge(),))
+        out._grad_fn.save(self=base, exponent=self)
         out._grad_fn.save_output("result", out)
     return out
 
@@ -330,8 +332,14 @@ cos = _float_unary(lambda xp, d: xp.cos(d), F.CosBackward0, save_self=True)
 
 
 def relu(self):
-    zero = self._data.dtype.type(0)
-    return _unary(F.ReluBackward0, self, self._xp.maximum(self._data, zero), result=True)
+    d = self._data
+    if d.dtype.kind != "f":
+        return _unary(F.ReluBackward0, self, self._xp.maximum(d, d.dtype.type(0)), result=True)
+    # PyTorch keeps x unless x < 0, so -0.0 and NaN pass unchanged (maximum() does not
+    # promise that). Multiplying x's bits, read as integers, by the mask writes +0.0 exactly
+    # where x < 0, and is faster than where().
+    bits = d.view(f"i{d.itemsize}") * ~(d < 0)
+    return _unary(F.ReluBackward0, self, bits.view(d.dtype), result=True)
 
 
 def abs(self):  # noqa: A001
@@ -344,11 +352,12 @@ def clamp(self, min=None, max=None):  # noqa: A002
     dtype = _dtypes.result_type(self, *(b for b in (min, max) if b is not None))
     if dtype is not self._dtype:  # an integer tensor clamped to float bounds
         return clamp(to(self, dtype), min, max)
-    data = self._data
+    data, xp = self._data, self._xp
+    # PyTorch keeps x unless it lies beyond a bound: -0.0 and NaN pass unchanged
     if min is not None:
-        data = self._xp.maximum(data, data.dtype.type(min))
+        data = xp.where(data < min, data.dtype.type(min), data)
     if max is not None:
-        data = self._xp.minimum(data, data.dtype.type(max))
+        data = xp.where(data > max, data.dtype.type(max), data)
     return _unary(F.ClampBackward1, self, data, save_self=True, lo=min, hi=max)
 
 
@@ -599,7 +608,7 @@ def mm(self, mat2):
     a, b = self._data, mat2._data
     out = Tensor._make(a @ b, self._device, self._dtype)
     if _needs_grad(self, mat2) and self._dtype.is_floating_point:
-        node = F.MmBackward0((self._edge(), mat2._edge()))
+        node = F.MmBackward0((self._edge(), mat2._edge()), (F.column_major(a), F.column_major(b)))
         save = {}
         if mat2.requires_grad:
             save["self"] = self
@@ -1329,14 +1338,27 @@ def zero_(self):
 
 
 def fill_(self, value):
+    value_t = _tensor_or_none(value)
+
     def op(old):
-        data = old._xp.full_like(old._data, value.item() if isinstance(value, Tensor) else value)
+        if value_t is None:
+            data = old._xp.full_like(old._data, value)
+            node = F.FillBackward2((old._edge(),)) if _needs_grad(old) else None
+        else:
+            # A tensor value is an input of the graph (PyTorch's FillBackward3): the value
+            # gets the sum of the incoming gradient, the overwritten elements none.
+            if value_t._data.ndim:
+                raise RuntimeError(msg.FILL_VALUE_DIMS.format(value_t._data.ndim))
+            data = old._xp.full_like(old._data, value_t.item())
+            node = None
+            if _needs_grad(old, value_t):
+                edges = (old._edge(), value_t._edge())
+                node = F.FillBackward3(edges, value_t._data.dtype, value_t._device)
         out = Tensor._make(data, old._device, old._dtype)
-        if _needs_grad(old):
-            out._grad_fn = F.FillBackward2((old._edge(),))
+        out._grad_fn = node
         return out
 
-    return _inplace(self, op, overlap_ok=True)
+    return _inplace(self, op, others=(value_t,), overlap_ok=True)
 
 
 def copy_(self, src, non_blocking=False):

@@ -162,7 +162,8 @@ class Tensor:
 
     @property
     def grad(self):
-        if self.grad_fn is not None and not self._retains_grad:
+        # PyTorch warns only while the non-leaf's .grad is unset (an assigned one reads quietly)
+        if self._grad is None and self.grad_fn is not None and not self._retains_grad:
             warn(msg.NONLEAF_GRAD_ACCESS)
         return self._grad
 
@@ -230,11 +231,11 @@ class Tensor:
 
     def register_hook(self, hook):
         if not self.requires_grad:
-            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+            raise RuntimeError(msg.HOOK_NO_GRAD)
         node = self.grad_fn or self._accumulator_node()
         entry = (self._output_nr if self.grad_fn is not None else 0, hook)
         node._hooks = (node._hooks or []) + [entry]
-        return _HookHandle(node, entry)
+        return RemovableHandle(node, entry)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         from .autograd.engine import backward
@@ -419,10 +420,18 @@ def _device_of_array(data):
     return CPU if isinstance(data, np.ndarray) else CUDA0
 
 
-class _HookHandle:
+class RemovableHandle:
+    """What `register_hook` returns (named as PyTorch's `torch.utils.hooks.RemovableHandle`)."""
+
     def __init__(self, node, entry):
         self._node, self._entry = node, entry
 
     def remove(self):
         hooks = self._node._hooks or []
         self._node._hooks = [h for h in hooks if h is not self._entry] or None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()

@@ -2,7 +2,8 @@
 
 The list is shared/reference/torch-2.13-observed.txt's section 6 restricted to the subset, plus
 the in-place and indexing nodes of its section 3 (CopySlices, AsStridedBackward0, ...) and the
-few the subset reaches that the reference does not list (`fill_`, `softplus`, `(n,) @ (n, m)`).
+few the subset reaches that the reference does not list (`fill_` with a number or with a 0-d
+tensor, `softplus`, `(n,) @ (n, m)`).
 A name missing here means no scenario checks that engines name that node as PyTorch does.
 """
 
@@ -31,8 +32,8 @@ SUBSET_GRAD_FNS = {
     "SqueezeBackward1", "ExpandBackward0", "CloneBackward0", "ToCopyBackward0",
     "StackBackward0", "CatBackward0",
     # in-place
-    "ZeroBackward0", "FillBackward2", "CopyBackwards", "CopySlices", "AsStridedBackward0",
-    "IndexPutBackward0",
+    "ZeroBackward0", "FillBackward2", "FillBackward3", "CopyBackwards", "CopySlices",
+    "AsStridedBackward0", "IndexPutBackward0",
 }  # fmt: skip
 
 

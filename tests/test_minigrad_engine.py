@@ -98,6 +98,16 @@ GRAD_BUFFER_CASES = {
     "cat([a, a])": lambda a: minigrad_or_torch(a).cat([a, a]).sum(),
     "view @ matrix": lambda a: (a.view(1, 2) @ minigrad_or_torch(a).ones(2, 3)).sum(),
     "0-d x+(x+x)": lambda a: (lambda x: x + (x + x))(a.sum()),
+    # PyTorch's formula writes in place into the fresh gradient (masked_fill_, zeros +
+    # scatter_, index_put_): the .grad that takes it over, or a view of it, shows that version
+    "a.max()": lambda a: a.max(),
+    "a.min() * 2": lambda a: a.min() * 2,
+    "a.max() + a.min()": lambda a: a.max() + a.min(),
+    "a.view(1, 2).max(1)": lambda a: a.view(1, 2).max(1).values.sum(),
+    "a.view(2, 1).min(0, keepdim=True)": lambda a: a.view(2, 1).min(0, True).values.sum(),
+    "a[index]": lambda a: a[minigrad_or_torch(a).tensor([1, 0, 1])].sum(),
+    "a[mask]": lambda a: a[a > 1].sum(),
+    "a[index] + a[index]": lambda a: a[minigrad_or_torch(a).tensor([0])].sum() + a[[1, 1]].sum(),
 }
 
 
@@ -115,6 +125,43 @@ def test_new_grad_version_follows_torchs_buffer_bookkeeping(name):
         a = lib.tensor([1.0, 2.0], requires_grad=True)
         GRAD_BUFFER_CASES[name](a).backward()
         seen[lib.__name__] = (np.asarray(a.grad.tolist()), a.grad._version)
+    np.testing.assert_allclose(seen["minigrad"][0], seen["torch"][0], rtol=1e-6)
+    assert seen["minigrad"][1] == seen["torch"][1]
+
+
+MATRIX_GRAD_BUFFER_CASES = {
+    # a fresh mean(dim) gradient is taken over (not a broadcast view)
+    "w.mean(1)": lambda w: w.mean(1).sum(),
+    "w.max(1)": lambda w: w.max(1).values.sum(),
+    # a column-major (transposed) matrix gets its gradient in its own layout: the gradient
+    # transposed back is row-major and is taken over, as nn.Linear's weight's
+    "w.t() @ m": lambda w: (w.t() @ minigrad_or_torch(w).ones(2, 4)).sum(),
+    "m @ w.t()": lambda w: (minigrad_or_torch(w).ones(4, 3) @ w.t()).sum(),
+    "linear(x, w, b)": lambda w: (
+        minigrad_or_torch(w)
+        .nn.functional.linear(minigrad_or_torch(w).ones(4, 3), w, minigrad_or_torch(w).ones(2))
+        .sum()
+    ),
+    "w @ m": lambda w: (w @ minigrad_or_torch(w).ones(3, 4)).sum(),
+    "w * 2": lambda w: (w * 2).sum(),
+    "w.t() * 2": lambda w: (w.t() * 2).sum(),
+}
+
+
+@pytest.mark.parametrize("layout", ["row-major", "column-major"])
+@pytest.mark.parametrize("name", MATRIX_GRAD_BUFFER_CASES)
+def test_new_grad_version_of_a_matrix_follows_torchs_layout_contract(name, layout):
+    """A leaf's .grad takes the buffer over only when it has the leaf's own layout (PyTorch's
+    layout contract); a column-major leaf is the transpose of a row-major tensor."""
+    seen = {}
+    for lib in (torch, minigrad):
+        values = np.arange(6.0).reshape(2, 3) * 0.5 - 1.0
+        if layout == "row-major":
+            w = lib.tensor(values.tolist(), requires_grad=True)
+        else:
+            w = lib.tensor(values.T.tolist()).t().requires_grad_()
+        MATRIX_GRAD_BUFFER_CASES[name](w).backward()
+        seen[lib.__name__] = (np.asarray(w.grad.tolist()), w.grad._version)
     np.testing.assert_allclose(seen["minigrad"][0], seen["torch"][0], rtol=1e-6)
     assert seen["minigrad"][1] == seen["torch"][1]
 

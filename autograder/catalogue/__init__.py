@@ -1,4 +1,4 @@
-"""The scenario catalogue, one module per topic; importing this package registers them all."""
+"""The scenario catalogue, modules named after their topic; importing the package registers all."""
 
 from autograder.catalogue import (  # noqa: F401
     basics,
@@ -9,5 +9,6 @@ from autograder.catalogue import (  # noqa: F401
     numpy_interop,
     rebuild,
     values,
+    values_autograd,
     values_training,
 )

@@ -38,9 +38,10 @@ def _add_into(slot, g):
 
     PyTorch adds into the gathered gradient in place when it holds that memory alone (a
     fresh array, not a pass-through or a view), otherwise out of place. A leaf's new `.grad`
-    takes over the buffer when it is dense and not shared, keeping the count of in-place adds
-    as its `_version`; otherwise it is copied. minigrad follows the same bookkeeping so that
-    `.grad._version` reads as in PyTorch.
+    takes over the buffer when nobody else holds it and its layout is the leaf's, keeping
+    the buffer's version (the in-place writes of the formula that made it, see
+    Node.grad_version, and the in-place adds); otherwise it is copied. minigrad follows the
+    same bookkeeping so that `.grad._version` reads as in PyTorch.
     """
     old = slot[0]
     if slot[1] and old.shape == g.shape and old.dtype == g.dtype:
@@ -53,9 +54,43 @@ def _add_into(slot, g):
         slot[0], slot[1], slot[2], slot[3] = total, True, 0, True
 
 
-def _slot(g, incoming):
-    passed_on = g is incoming
-    return [g, not passed_on and g.base is None, 0, not passed_on and g.flags.c_contiguous]
+def _root(a):
+    while a.base is not None:
+        a = a.base
+    return a
+
+
+def _slot(g, incoming, incoming_version, node):
+    """The slot of a gradient `node` returned for one of its inputs."""
+    if g is incoming:  # passed on unchanged: the caller or another slot holds it too
+        return [g, False, 0, False]
+    if g.base is None:
+        return [g, True, node.grad_version, True]
+    # a view shares the version of the array it views, as PyTorch's views do
+    if incoming is not None and _root(g) is _root(incoming):
+        return [g, False, incoming_version, True]
+    return [g, False, node.grad_version, True]
+
+
+def _dense(a):
+    """PyTorch's is_non_overlapping_and_dense: the elements fill their memory exactly."""
+    expected = a.itemsize
+    for stride, n in sorted((st, n) for n, st in zip(a.shape, a.strides) if n != 1):
+        if stride != expected:
+            return False
+        expected *= n
+    return True
+
+
+def _obeys_layout(g, var):
+    """PyTorch's layout contract for a leaf's new .grad: a dense leaf's own strides (size-1
+    dimensions aside, unless broadcast), else plain row-major order."""
+    if g.shape != var.shape or not _dense(var):
+        return bool(g.flags.c_contiguous)
+    return all(
+        gs // g.itemsize == vs // var.itemsize if n != 1 else gs != 0
+        for n, gs, vs in zip(g.shape, g.strides, var.strides)
+    )
 
 
 def run_backward(roots, root_grads, retain_graph, capture=None):
@@ -94,18 +129,23 @@ def run_backward(roots, root_grads, retain_graph, capture=None):
                 grads = [None if s is None else s[0] for s in slots]
             if node._hooks or node._retained:
                 grads = _run_tensor_hooks(node, grads)
+            first = slots[0]
+            if first is not None and grads[0] is not first[0]:  # a hook returned a new tensor
+                first = [grads[0], True, 0, True]
             if capture is not None and node in capture:
                 captured[node] = grads[0]
                 out = (None,) * len(node.next_functions)
             elif type(node) is AccumulateGrad:
                 if capture is None and grads[0] is not None:
-                    node.apply(grads[0], slots[0][2] if slots[0][3] else None)
+                    take = first[3] and _obeys_layout(grads[0], node.variable._data)
+                    node.apply(grads[0], first[2] if take else None)
                 continue
             else:
                 out = node.apply(*grads)
                 if not retain_graph:
                     node.release()
             incoming = grads[0]
+            incoming_version = first[2] if first is not None else 0
             for (nxt, nr), g in zip(node.next_functions, out):
                 if nxt is None:
                     continue
@@ -116,7 +156,7 @@ def run_backward(roots, root_grads, retain_graph, capture=None):
                     if slots is None:
                         slots = buffers[nxt] = [None] * nxt.n_outputs
                     if slots[nr] is None:
-                        slots[nr] = _slot(g, incoming)
+                        slots[nr] = _slot(g, incoming, incoming_version, node)
                     else:
                         _add_into(slots[nr], g)
                 left = deps[nxt] - 1
@@ -152,13 +192,31 @@ def _run_tensor_hooks(node, grads):
     for nr, hook in node._hooks or ():
         if grads[nr] is None:
             continue
-        result = hook(Tensor._wrap(grads[nr]))
+        if type(node) is AccumulateGrad and grads[nr].dtype != node.variable._data.dtype:
+            # PyTorch casts a gradient to its input's dtype before any hook sees it
+            grads[nr] = grads[nr].astype(node.variable._data.dtype)
+        grad = Tensor._wrap(grads[nr])
+        result = hook(grad)
         if result is not None:
+            _check_hook_result(hook, grad, result)
             grads[nr] = result._data
     for nr, t in node._retained or ():
         if grads[nr] is not None:
             t._accumulate(grads[nr], retained=True)
     return grads
+
+
+def _check_hook_result(hook, grad, result):
+    """PyTorch's checks on what a tensor hook returns: a tensor of the same type and size."""
+    from ..tensor import Tensor
+
+    name = getattr(hook, "__name__", "<unknown>")
+    if not isinstance(result, Tensor):
+        raise TypeError(msg.HOOK_NOT_TENSOR.format(msg.type_name(result)))
+    if result.type() != grad.type():
+        raise RuntimeError(msg.HOOK_CHANGED_TYPE.format(name, grad.type(), result.type()))
+    if result.shape != grad.shape:
+        raise RuntimeError(msg.HOOK_CHANGED_SIZE.format(name))
 
 
 def check_roots(tensors, grad_tensors):
@@ -231,11 +289,11 @@ def grad(
         capture=set(targets),
     )
     result = []
-    for t, node in zip(inputs, targets):
+    for i, (t, node) in enumerate(zip(inputs, targets)):
         g = captured.get(node)
         if g is None:
             if not (allow_unused or materialize_grads):
-                raise RuntimeError(msg.UNUSED_INPUT)
+                raise RuntimeError(msg.UNUSED_INPUT.format(i))  # the first unused one
             result.append(t._xp.zeros_like(t._data) if materialize_grads else None)
             continue
         result.append(g)

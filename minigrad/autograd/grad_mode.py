@@ -2,6 +2,8 @@
 
 import functools
 
+from .. import _messages as msg
+
 _enabled = True
 
 
@@ -37,11 +39,20 @@ class _GradModeContext:
         return wrapper
 
 
-class no_grad(_GradModeContext):
+class _NoParamContext(_GradModeContext):
+    """`@no_grad` and `@enable_grad` also work without parentheses, as in PyTorch."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParamContext):
     _mode = False
 
 
-class enable_grad(_GradModeContext):
+class enable_grad(_NoParamContext):
     _mode = True
 
 
@@ -49,6 +60,8 @@ class set_grad_enabled(_GradModeContext):
     """Sets the mode at once (usable as a plain call) and restores it on exit."""
 
     def __init__(self, mode):
+        if not isinstance(mode, bool):  # PyTorch's argument parser takes a real bool only
+            raise TypeError(msg.arg_type("set_grad_enabled", "enabled", 1, "bool", mode))
         self._previous = _enabled
         self._mode = bool(mode)
         _set(mode)

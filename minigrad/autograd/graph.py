@@ -52,6 +52,10 @@ class Node:
         "__weakref__",
     )
     n_outputs = 1
+    # How many in-place writes PyTorch's backward formula makes into the fresh gradient it
+    # returns (masked_fill_, scatter_, ...): a leaf's .grad that takes it over shows them
+    # as its _version.
+    grad_version = 0
 
     def __init__(self, next_functions):
         self.next_functions = next_functions

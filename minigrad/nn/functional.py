@@ -39,7 +39,9 @@ def linear(input, weight, bias=None):  # noqa: A002
     data = input._data @ wt._data + bias._data
     out = Tensor._make(data, input._device, input._dtype)
     if ops._needs_grad(input, weight, bias):
-        node = F.AddmmBackward0((bias._edge(), input._edge(), wt._edge()), ops._meta(bias))
+        col_major = (F.column_major(input._data), F.column_major(wt._data))
+        edges = (bias._edge(), input._edge(), wt._edge())
+        node = F.AddmmBackward0(edges, ops._meta(bias), col_major)
         save = {}
         if wt.requires_grad:
             save["mat1"] = input
