@@ -86,7 +86,8 @@ def category(d):
 
 
 def _scalar_category(x):
-    if isinstance(x, (builtins.bool, np.bool_)):
+    # Only Python's bool is a boolean scalar: PyTorch reads a NumPy bool_ as a float.
+    if isinstance(x, builtins.bool):
         return 0
     if isinstance(x, (builtins.int, np.integer)):
         return 1

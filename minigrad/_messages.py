@@ -39,6 +39,13 @@ UNUSED_INPUT = (
 INPUT_NO_GRAD = "One of the differentiated Tensors does not require grad"
 
 
+def mean_dtype(which, type_name):
+    return (
+        f"mean(): could not infer output dtype. {which} dtype must be either a floating point "
+        f"or complex dtype. Got: {type_name}"
+    )
+
+
 def shape_mismatch(grad_shape, out_shape):
     return (
         f"Mismatch in shape: grad_output[0] has a shape of {LIB}.Size({list(grad_shape)}) and "

@@ -128,13 +128,8 @@ def _scalar_fast_path(self, other):
     return (cls is builtins.float or cls is builtins.int) and self._dtype.is_floating_point
 
 
-def _as_array(data, like):
-    # NumPy returns 0-d results as scalars; keep them arrays.
-    return like._xp.asarray(data) if data.__class__ is not like._data.__class__ else data
-
-
 def _scalar_result(self, data, node_cls, save_other=None):
-    out = Tensor._make(_as_array(data, self), self._device, self._dtype)
+    out = Tensor._make(data, self._device, self._dtype)
     if grad_mode._enabled and (self._requires_grad or self.grad_fn is not None):
         node = node_cls((self._edge(), _NO_EDGE), (self._data.shape, self._data.dtype), None)
         if save_other is not None:
@@ -277,13 +272,12 @@ def rpow(self, base):
 
 
 def _arr(data, dtype):
-    """Op results as arrays of the result dtype (NumPy may return scalars or widen)."""
-    if not hasattr(data, "dtype") or not hasattr(data, "shape"):
+    """Op results in the result dtype (NumPy may widen; Tensor._make turns its scalars back
+    into 0-d arrays)."""
+    if not hasattr(data, "dtype"):
         return np.asarray(data, dtype=dtype.np)
     if data.dtype != dtype.np:
         return data.astype(dtype.np)
-    if type(data) is not np.ndarray and isinstance(data, np.generic):
-        return np.asarray(data)
     return data
 
 
@@ -406,17 +400,17 @@ def sum(self, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
 
 
 def mean(self, dim=None, keepdim=False, *, dtype=None):
-    if not self._dtype.is_floating_point and dtype is None:
-        raise RuntimeError(
-            "mean(): could not infer output dtype. Input dtype must be either a floating point "
-            f"or complex dtype. Got: {_dtypes.SCALAR_TYPE_NAME[self._dtype]}"
-        )
+    out_dtype = dtype or self._dtype  # PyTorch averages in `dtype` when one is given
+    if not out_dtype.is_floating_point:
+        which = "Input" if dtype is None else "Optional"
+        raise RuntimeError(msg.mean_dtype(which, _dtypes.SCALAR_TYPE_NAME[out_dtype]))
     data = self._data
+    acc = None if out_dtype is self._dtype else out_dtype.np  # None: float16 sums in float32
     if dim is None:
-        result = _arr(data.mean(), self._dtype)
+        result = _arr(data.mean(dtype=acc), out_dtype)
         return _unary_shape(F.MeanBackward0, self, result, shape=data.shape)
     dims = _dims(dim, data.ndim)
-    result = _arr(data.mean(axis=dims, keepdims=keepdim), self._dtype)
+    result = _arr(data.mean(axis=dims, keepdims=keepdim, dtype=acc), out_dtype)
     return _unary_shape(F.MeanBackward1, self, result, shape=data.shape, dims=dims, keepdim=keepdim)
 
 

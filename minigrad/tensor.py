@@ -67,6 +67,9 @@ class Tensor:
     _view_version = 0  # the version this view's grad_fn was made at
     _view_flags = None  # "no_grad" or "multi:<op>" for views PyTorch won't write through
     _accumulator = None  # the leaf's AccumulateGrad node, made on first use
+    # As PyTorch's: NumPy scalars and arrays defer to the tensor's reflected operators, so
+    # `np.float64(.5) * t` is a tensor (not an ndarray made through __array__).
+    __array_priority__ = 1000
 
     # -- construction ------------------------------------------------------------------
     def __new__(cls, *args, **kwargs):
@@ -77,7 +80,10 @@ class Tensor:
 
     @classmethod
     def _make(cls, data, device=CPU, dtype=None):
-        """A fresh leaf holding `data` (no copy)."""
+        """A fresh leaf holding `data` (no copy). Every tensor is made here, so this is where
+        NumPy's 0-d results, which come back as NumPy scalars, become 0-d arrays again."""
+        if isinstance(data, np.generic):
+            data = np.asarray(data)
         t = object.__new__(cls)
         t._data = data
         t._dtype = dtype if dtype is not None else _dtypes._BY_NP[data.dtype]
@@ -89,8 +95,6 @@ class Tensor:
 
     @classmethod
     def _wrap(cls, data, device=None):
-        if isinstance(data, np.generic):  # NumPy turns 0-d results into scalars
-            data = np.asarray(data)
         if device is None:
             device = CPU if isinstance(data, np.ndarray) else _device_of_array(data)
         return Tensor._make(data, device)
@@ -338,6 +342,13 @@ class Tensor:
         )
 
     __str__ = __repr__
+
+    def __format__(self, format_spec):
+        # As PyTorch: a 0-d plain tensor formats as its Python number (f"{loss:.3f}"), with
+        # no requires-grad warning; anything else falls back to object's (str, or TypeError).
+        if self._data.ndim == 0 and type(self) is Tensor:
+            return self._data.item().__format__(format_spec)
+        return object.__format__(self, format_spec)
 
     def __hash__(self):
         return id(self)

@@ -8,4 +8,5 @@ from autograder.catalogue import (  # noqa: F401
     numpy_interop,
     rebuild,
     values,
+    values_scalars,
 )
