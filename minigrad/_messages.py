@@ -39,6 +39,12 @@ UNUSED_INPUT = (
 INPUT_NO_GRAD = "One of the differentiated Tensors does not require grad"
 
 
+def where_condition(type_name):
+    return (
+        f"where expected condition to be a boolean tensor, but got a tensor with dtype {type_name}"
+    )
+
+
 def mean_dtype(which, type_name):
     return (
         f"mean(): could not infer output dtype. {which} dtype must be either a floating point "

@@ -1228,9 +1228,13 @@ def cat(tensors, dim=0):
 
 
 def where(condition, input, other):  # noqa: A002
+    if condition._dtype is not _dtypes.bool:
+        raise RuntimeError(msg.where_condition(_dtypes.SCALAR_TYPE_NAME[condition._dtype]))
+    # Python (or NumPy) numbers on either side promote as in a binary op; with two numbers
+    # the result takes the default dtype of their category, on the condition's device.
     ref = input if isinstance(input, Tensor) else other
     if not isinstance(ref, Tensor):
-        raise TypeError("where(): expected at least one tensor among input and other")
+        ref = condition
     dtype = _dtypes.result_type(*(x for x in (input, other)))
     a = _as_operand(input, dtype, ref._device)
     b = _as_operand(other, dtype, ref._device)
