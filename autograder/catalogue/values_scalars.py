@@ -106,3 +106,145 @@ def numpy_scalars_on_either_side(T, record, rng):
     record.call("x.mean(dtype=T.float64)", lambda: x.mean(dtype=T.float64))
     record.call("i.mean(0, dtype=T.float64)", lambda: i.mean(0, dtype=T.float64))
     record.call("i.mean(dtype=T.int64) (refused)", lambda: i.mean(dtype=T.int64))
+
+
+# -- N2: stack and cat promote as binary operators do --------------------------------------------
+
+
+@scenario(
+    id="values.stack_and_cat_promote_dtypes",
+    rules=["N1", "N2"],
+    topic="values",
+    lecture=f"{LECTURE}#dtypes-and-promotion",
+)
+def stack_and_cat_promote_dtypes(T, record, rng):
+    dev = record.device
+    a = T.tensor(floats(rng, 2), requires_grad=True, device=dev)
+    i = T.tensor(ints(rng, 2), device=dev)
+    w = T.tensor(floats(rng, 4, -2, 2), device=dev)
+    y = record.call("T.cat([a, int64]) (float32, not float64)", lambda: T.cat([a, i]))
+    record.call("backward of the cat", lambda: (y * w).sum().backward())
+    record.grad("a.grad", a)
+    record.call("T.stack([a, int64])", lambda: T.stack([a, i]))
+    record.call("T.stack([int64, a], dim=1)", lambda: T.stack([i, a], dim=1))
+    record.call("T.cat([a.half(), int64])", lambda: T.cat([a.half(), i]))
+    record.call("T.cat([a.double(), a])", lambda: T.cat([a.double(), a]))
+    record.call("T.cat([int32, int64])", lambda: T.cat([i.int(), i]))
+    record.call("T.cat([bool, int32])", lambda: T.cat([i > 0, i.int()]))
+    record.call("T.stack([a[0], i[0]]) (0-d)", lambda: T.stack([a[0], i[0]]))
+    record.call("T.stack([a[0].double(), a[1]])", lambda: T.stack([a[0].double(), a[1]]))
+
+
+# -- N1/N2: where with numbers on either side, and its condition --------------------------------
+
+
+@scenario(
+    id="values.where_with_numbers",
+    rules=["N1", "N2"],
+    topic="values",
+    lecture=f"{LECTURE}#operations-and-in-place",
+)
+def where_with_numbers(T, record, rng):
+    dev = record.device
+    a = T.tensor(floats(rng, 4, -2, 2), requires_grad=True, device=dev)
+    i = T.tensor(ints(rng, 4), device=dev)
+    c = a > 0
+    s, k = scalar(rng), int(rng.integers(2, 9))
+    record.call("T.where(c, 1., 0.)", lambda: T.where(c, 1.0, 0.0))
+    record.call("T.where(c, s, -s)", lambda: T.where(c, s, -s))
+    record.call("T.where(c, k, 0) (int64)", lambda: T.where(c, k, 0))
+    record.call("T.where(c, k, 0.)", lambda: T.where(c, k, 0.0))
+    record.call("T.where(c, True, False)", lambda: T.where(c, True, False))
+    record.call("T.where(c, np.float64, 0.)", lambda: T.where(c, np.float64(s), 0.0))
+    record.call("T.where(c, i, s)", lambda: T.where(c, i, s))
+    record.call("T.where(c, i, k)", lambda: T.where(c, i, k))
+    record.call("T.where(c, a.half(), s)", lambda: T.where(c, a.half(), s))
+    record.call("T.where(c, i, a[0]) (0-d float)", lambda: T.where(c, i, a[0]))
+    y = record.call("T.where(c, a, s)", lambda: T.where(c, a, s))
+    w = T.tensor(floats(rng, 4, -2, 2), device=dev)
+    record.call("backward of T.where(c, a, s)", lambda: (y * w).sum().backward())
+    record.grad("a.grad", a)
+    record.call("T.where(a, a, s) (float condition)", lambda: T.where(a, a, s))
+    record.call("T.where(i, 1., 0.) (int condition)", lambda: T.where(i, 1.0, 0.0))
+
+
+# -- N1/N3: linspace and arange give PyTorch's exact values (and so its repr) --------------------
+
+
+@scenario(
+    id="values.linspace_and_arange_exact_values",
+    rules=["N1", "N3"],
+    topic="values",
+    lecture=f"{LECTURE}#creating-tensors",
+)
+def linspace_and_arange_exact_values(T, record, rng):
+    dev = record.device
+    # symmetric ranges whose step is not exact in binary: the middle element "should" be 0,
+    # and PyTorch's rounding leaves something like -2.9802e-08 there (scientific repr)
+    k = int(rng.integers(1, 4))
+    n = 6 * int(rng.integers(1, 4)) + 1
+    m = int(rng.choice([3, 5, 7]))
+    lo, hi = scalar(rng, -3, 0), scalar(rng, 0.5, 3)
+    for dt in ("float32", "float64"):
+        d = getattr(T, dt)
+        record.call(
+            f"T.linspace(-k, k, n, {dt})", lambda d=d: T.linspace(-k, k, n, dtype=d, device=dev)
+        )
+        record.call(
+            f"T.arange(-k, k, 1/m, {dt})", lambda d=d: T.arange(-k, k, 1 / m, dtype=d, device=dev)
+        )
+        record.call(
+            f"T.linspace(lo, hi, 40, {dt})", lambda d=d: T.linspace(lo, hi, 40, dtype=d, device=dev)
+        )
+        record.call(
+            f"T.arange(lo, hi, 0.1, {dt})", lambda d=d: T.arange(lo, hi, 0.1, dtype=d, device=dev)
+        )
+        mid = T.linspace(-k, k, n, dtype=d, device=dev)[n // 2]
+        record.value(f"linspace(-k, k, n, {dt})[n // 2] == 0", bool(mid == 0))
+    record.call("T.linspace(-k, k, n)", lambda: T.linspace(-k, k, n, device=dev))
+    record.call(
+        "T.linspace(-k, k, n, float16)", lambda: T.linspace(-k, k, n, dtype=T.float16, device=dev)
+    )
+    record.call(
+        "T.linspace(-10 * k, 7, n, int64)",
+        lambda: T.linspace(-10 * k, 7, n, dtype=T.int64, device=dev),
+    )
+    record.call(
+        "T.arange(-k, k, 1/m, float16)", lambda: T.arange(-k, k, 1 / m, dtype=T.float16, device=dev)
+    )
+    record.call("T.arange(lo, 40 * hi, 1/m)", lambda: T.arange(lo, 40 * hi, 1 / m, device=dev))
+    record.call("T.arange(-k, 3 * m, 2)", lambda: T.arange(-k, 3 * m, 2, device=dev))
+
+
+# -- N2: tensor() of NumPy scalars keeps their dtypes ---------------------------------------------
+
+
+@scenario(
+    id="values.tensor_of_numpy_scalars",
+    rules=["N2"],
+    topic="values",
+    lecture=f"{LECTURE}#dtypes-and-promotion",
+)
+def tensor_of_numpy_scalars(T, record, rng):
+    dev = record.device
+    x, y = scalar(rng), scalar(rng)
+    k = int(rng.integers(-9, 10))
+    cases = [
+        ("[np.float64]", [np.float64(x)]),
+        ("[np.float32, np.float64]", [np.float32(x), np.float64(y)]),
+        ("[float, np.float64]", [x, np.float64(y)]),
+        ("[[np.float64], [float]]", [[np.float64(x)], [y]]),
+        ("[np.float16]", [np.float16(x)]),
+        ("[np.int32]", [np.int32(k)]),
+        ("[np.int32, int]", [np.int32(k), k + 1]),
+        ("[True, np.int32]", [True, np.int32(k)]),
+        ("[np.int32, float]", [np.int32(k), x]),
+        ("[np.int64, np.float16]", [np.int64(k), np.float16(x)]),
+        ("[np.float64, 0-d int tensor]", [np.float64(x), T.tensor(k)]),
+    ]
+    for label, data in cases:
+        record.call(f"T.tensor({label})", lambda data=data: T.tensor(data, device=dev))
+    # factories that read numbers as Python scalars: NumPy floats give the default float32
+    record.call("T.full((2,), np.float64)", lambda: T.full((2,), np.float64(x), device=dev))
+    record.call("T.full((2,), np.int32)", lambda: T.full((2,), np.int32(k), device=dev))
+    record.call("T.arange(np.float64)", lambda: T.arange(np.float64(abs(k) + x), device=dev))
