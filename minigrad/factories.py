@@ -8,7 +8,7 @@ import builtins
 
 import numpy as np
 
-from . import _dtypes, _ranges
+from . import _dtypes, _ranges, ops
 from . import _messages as msg
 from ._device import CPU, canonical, to_device_array
 from ._size import normalize_size
@@ -230,3 +230,7 @@ LongTensor = _legacy_type("LongTensor", _dtypes.int64)
 IntTensor = _legacy_type("IntTensor", _dtypes.int32)
 BoolTensor = _legacy_type("BoolTensor", _dtypes.bool)
 HalfTensor = _legacy_type("HalfTensor", _dtypes.float16)
+
+
+# NumPy warns on overflowing casts (tensor([1e40]) is inf), where PyTorch is silent
+ops.quiet_functions(globals())

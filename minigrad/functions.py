@@ -12,6 +12,12 @@ import numpy as np
 from .autograd.graph import Node
 
 
+def opmath(a):
+    """float16 arrays as float32: PyTorch computes half-precision kernels in float and rounds
+    the result once (its "opmath" type)."""
+    return a.astype("float32") if a.dtype == "float16" else a
+
+
 def array_module(a):
     """NumPy or CuPy, whichever holds `a`."""
     if type(a).__module__.startswith("cupy"):
@@ -148,7 +154,7 @@ class NegBackward0(Node):
 class ReciprocalBackward0(Node):
     def apply(self, g):
         r = self.unpack()["result"]
-        return (-g * r * r,)
+        return (-g * (r * r),)  # PyTorch's order, which float16 rounding shows
 
 
 class ExpBackward0(Node):
@@ -169,14 +175,14 @@ class SqrtBackward0(Node):
 
 class TanhBackward0(Node):
     def apply(self, g):
-        r = self.unpack()["result"]
-        return (g * (1 - r * r),)
+        r = opmath(self.unpack()["result"])
+        return ((opmath(g) * (1 - r * r)).astype(g.dtype, copy=False),)
 
 
 class SigmoidBackward0(Node):
     def apply(self, g):
         r = self.unpack()["result"]
-        return (g * r * (1 - r),)
+        return (g * (1 - r) * r,)  # in g's dtype, in this order, as PyTorch (float16 shows it)
 
 
 def masked(g, keep):
@@ -231,11 +237,11 @@ class SoftplusBackward0(Node):
 
     def apply(self, g):
         xp = array_module(g)
-        x = self.unpack()["self"]
+        x = opmath(self.unpack()["self"])
         z = x * self.beta
         with _quiet(xp):
             sig = 1 / (1 + xp.exp(-z))
-        return ((g * xp.where(z > self.threshold, 1.0, sig)).astype(g.dtype, copy=False),)
+        return ((opmath(g) * xp.where(z > self.threshold, 1.0, sig)).astype(g.dtype, copy=False),)
 
 
 # -- reductions ----------------------------------------------------------------------------

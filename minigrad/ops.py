@@ -7,12 +7,14 @@ out-of-place code on an alias of the old values and then rewrite history (`_inpl
 
 import builtins
 import collections
+import types
 
 import numpy as np
 
 from . import _dtypes
 from . import _messages as msg
 from . import functions as F
+from ._warnings import warn
 from .autograd import grad_mode
 from .tensor import Tensor
 
@@ -150,7 +152,17 @@ def add(self, other, *, alpha=1):
 
 
 def _refuse_bool_sub(self, other):
-    if self._dtype is _dtypes.bool or (isinstance(other, Tensor) and other._dtype is _dtypes.bool):
+    """PyTorch refuses `-` with a bool operand; a Python bool counts (a NumPy bool_ is a float
+    to PyTorch)."""
+    a = self._dtype is _dtypes.bool
+    b = (
+        other._dtype is _dtypes.bool
+        if isinstance(other, Tensor)
+        else isinstance(other, builtins.bool)
+    )
+    if a and b:
+        raise RuntimeError(msg.BOOL_SUBTRACTION_TWO)
+    if a or b:
         raise RuntimeError(msg.BOOL_SUBTRACTION)
 
 
@@ -203,8 +215,7 @@ def div(self, other):
         dtype = _dtypes.float32
         a = a.astype(dtype.np) if hasattr(a, "astype") else a
         b = b.astype(dtype.np) if hasattr(b, "astype") else b
-    with np.errstate(divide="ignore", invalid="ignore"):
-        data = _arr(a / b, dtype)
+    data = _arr(a / b, dtype)
     save = {}
     if _needs_grad(self, other):
         save["other"] = other
@@ -220,8 +231,7 @@ def rdiv(self, other):
 
 def reciprocal(self):
     x = self if self._dtype.is_floating_point else self.float()
-    with np.errstate(divide="ignore"):
-        data = 1 / x._data
+    data = 1 / x._data
     return _unary(F.ReciprocalBackward0, x, data, result=True)
 
 
@@ -235,8 +245,7 @@ def pow(self, exponent):  # noqa: A001 - PyTorch's name
     if isinstance(exponent, Tensor):
         p = _prepare(self, exponent)
         dtype, device, a, b = p
-        with np.errstate(divide="ignore", invalid="ignore"):
-            data = _arr(a**b, dtype)
+        data = _arr(_power(a, b, dtype), dtype)
         out = _binary(F.PowBackward1, self, exponent, data, dtype, device)
         if out._grad_fn is not None:
             out._grad_fn.save(self=self, exponent=exponent)
@@ -246,8 +255,7 @@ def pow(self, exponent):  # noqa: A001 - PyTorch's name
     if p is NotImplemented:
         return p
     dtype, device, a, _ = p
-    with np.errstate(divide="ignore", invalid="ignore"):
-        data = _arr(a**exponent, dtype)
+    data = _arr(_power(a, exponent, dtype), dtype)
     node = None
     if _needs_grad(self) and dtype.is_floating_point:
         node = F.PowBackward0((self._edge(),), exponent)
@@ -263,12 +271,32 @@ def rpow(self, base):
     dtype, device, a, b = p
     if not dtype.is_floating_point and isinstance(base, builtins.float):
         dtype = _dtypes.float32
-    data = _arr(np.power(b, a, dtype=dtype.np) if device.type == "cpu" else b**a, dtype)
+    data = _arr(_power(b, a, dtype), dtype)
     out = _result(data, device)
     if _needs_grad(self):
         out._grad_fn = F.PowBackward2((self._edge(),), base)
         out._grad_fn.save_output("result", out)
     return out
+
+
+def _power(base, exponent, dtype):
+    """base ** exponent (arrays or numbers of the result dtype). Integers as PyTorch: a
+    negative number as exponent is refused; negative exponents in a tensor give 1 ** e = 1,
+    (-1) ** e = +-1 and 0 otherwise (NumPy refuses both)."""
+    if dtype.is_floating_point:
+        return base**exponent
+    if isinstance(exponent, _SCALARS):  # a Python or NumPy number
+        if exponent < 0:
+            raise RuntimeError(msg.INT_NEGATIVE_POWER)
+        return base**exponent
+    xp = _xp_of(base, exponent)
+    result = xp.asarray(base) ** xp.maximum(exponent, 0)
+    negative = xp.where(base == 1, 1, xp.where(base == -1, 1 - 2 * (exponent % 2), 0))
+    return xp.where(exponent < 0, negative, result)
+
+
+def _xp_of(*arrays):
+    return next(F.array_module(a) for a in arrays if hasattr(a, "shape"))
 
 
 def _arr(data, dtype):
@@ -302,8 +330,8 @@ def _float_unary(kernel, node_cls, **saves):
 
     def op(self):
         x = self if self._dtype.is_floating_point else to(self, _dtypes.float32)
-        with np.errstate(all="ignore"):  # inf/nan at edge points, silently, as in PyTorch
-            data = kernel(x._xp, x._data)
+        data = x._data
+        data = kernel(x._xp, F.opmath(data)).astype(data.dtype, copy=False)
         return _unary(node_cls, x, data, **saves)
 
     return op
@@ -323,11 +351,15 @@ cos = _float_unary(lambda xp, d: xp.cos(d), F.CosBackward0, save_self=True)
 
 
 def relu(self):
+    if self._dtype is _dtypes.bool:
+        raise RuntimeError(msg.BOOL_RELU)
     zero = self._data.dtype.type(0)
     return _unary(F.ReluBackward0, self, self._xp.maximum(self._data, zero), result=True)
 
 
 def abs(self):  # noqa: A001
+    if self._dtype is _dtypes.bool:
+        raise NotImplementedError(msg.bool_not_implemented("abs", self._device))
     return _unary(F.AbsBackward0, self, self._xp.abs(self._data), save_self=True)
 
 
@@ -347,10 +379,10 @@ def clamp(self, min=None, max=None):  # noqa: A002
 
 def softplus(self, beta=1.0, threshold=20.0):
     xp = self._xp
-    z = self._data * beta
-    with np.errstate(over="ignore"):
-        soft = xp.log1p(xp.exp(-xp.abs(z))) + xp.maximum(z, 0)
-    data = xp.where(z > threshold, self._data, soft / beta).astype(self._data.dtype, copy=False)
+    x = F.opmath(self._data)
+    z = x * beta
+    soft = xp.log1p(xp.exp(-xp.abs(z))) + xp.maximum(z, 0)
+    data = xp.where(z > threshold, x, soft / beta).astype(self._data.dtype, copy=False)
     return _unary(F.SoftplusBackward0, self, data, save_self=True, beta=beta, threshold=threshold)
 
 
@@ -407,11 +439,17 @@ def mean(self, dim=None, keepdim=False, *, dtype=None):
     data = self._data
     acc = None if out_dtype is self._dtype else out_dtype.np  # None: float16 sums in float32
     if dim is None:
-        result = _arr(data.mean(dtype=acc), out_dtype)
+        result = _arr(_mean(data, None, False, acc), out_dtype)
         return _unary_shape(F.MeanBackward0, self, result, shape=data.shape)
     dims = _dims(dim, data.ndim)
-    result = _arr(data.mean(axis=dims, keepdims=keepdim, dtype=acc), out_dtype)
+    result = _arr(_mean(data, dims, keepdim, acc), out_dtype)
     return _unary_shape(F.MeanBackward1, self, result, shape=data.shape, dims=dims, keepdim=keepdim)
+
+
+def _mean(data, axis, keepdims, dtype):
+    if data.size == 0:  # 0 / 0 is nan, where NumPy's mean warns "Mean of empty slice"
+        return data.sum(axis=axis, keepdims=keepdims, dtype=dtype) / 0
+    return data.mean(axis=axis, keepdims=keepdims, dtype=dtype)
 
 
 def _unary_shape(node_cls, self, data, **kw):
@@ -500,6 +538,8 @@ def _argmin_keep(a, axis, keepdims):
 
 
 def argmax(self, dim=None, keepdim=False):
+    if self._dtype is _dtypes.bool:
+        raise RuntimeError(msg.BOOL_ARG.format("argmax"))
     data = self._data
     if dim is None:
         return Tensor._make(self._xp.asarray(data.argmax(), dtype=np.int64), self._device)
@@ -507,6 +547,8 @@ def argmax(self, dim=None, keepdim=False):
 
 
 def argmin(self, dim=None, keepdim=False):
+    if self._dtype is _dtypes.bool:
+        raise RuntimeError(msg.BOOL_ARG.format("argmin"))
     data = self._data
     if dim is None:
         return Tensor._make(self._xp.asarray(data.argmin(), dtype=np.int64), self._device)
@@ -799,7 +841,12 @@ def t(self):
 
 
 def T(self):
-    return _perm_view(self, tuple(reversed(range(self._data.ndim))), F.PermuteBackward0)
+    nd = self._data.ndim
+    if nd == 0:  # PyTorch warns once per process for each of the two deprecations
+        warn(msg.T_ON_ZERO_DIM, once_key="T-on-0-d")
+    elif nd != 2:
+        warn(msg.T_NOT_2D, once_key="T-not-2-d")
+    return _perm_view(self, tuple(reversed(range(nd))), F.PermuteBackward0)
 
 
 def transpose(self, dim0, dim1):
@@ -1146,7 +1193,10 @@ def copy_(self, src, non_blocking=False):
             out._grad_fn = F.CopyBackwards((old._edge(), _edge(src_t)), meta, src_device)
         return out
 
-    return _inplace(self, op, others=(src_t,))
+    # As PyTorch's copy_: a value is recorded only into a floating-point tensor (an integer
+    # tensor filled from one that requires grad stays a plain leaf).
+    tracked_src = src_t if self._dtype.is_floating_point else None
+    return _inplace(self, op, others=(tracked_src,))
 
 
 def _random_fill(node_cls, sample):
@@ -1250,3 +1300,20 @@ def where(condition, input, other):  # noqa: A002
         node.save(condition=condition)
         out._grad_fn = node
     return out
+
+
+# -- NumPy's floating-point warnings -------------------------------------------------------
+
+
+def quiet_functions(namespace):
+    """Run every public function of a module with NumPy's floating-point warnings off.
+
+    NumPy warns (RuntimeWarning) on overflow, invalid casts, 0 ** -1 or 0 / 0, where PyTorch
+    silently gives inf or nan. CuPy never warns, so this is harmless on the GPU."""
+    module = namespace["__name__"]
+    for name, fn in list(namespace.items()):
+        if isinstance(fn, types.FunctionType) and fn.__module__ == module and name[0] != "_":
+            namespace[name] = np.errstate(all="ignore")(fn)
+
+
+quiet_functions(globals())

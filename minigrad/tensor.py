@@ -261,6 +261,8 @@ class Tensor:
 
     @data.setter
     def data(self, value):
+        if self.requires_grad and not value._dtype.is_floating_point:
+            raise RuntimeError(msg.DATA_NOT_FLOATING)
         self._data = value._data
         self._dtype = value._dtype
         self._device = value._device
