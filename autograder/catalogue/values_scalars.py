@@ -248,3 +248,197 @@ def tensor_of_numpy_scalars(T, record, rng):
     record.call("T.full((2,), np.float64)", lambda: T.full((2,), np.float64(x), device=dev))
     record.call("T.full((2,), np.int32)", lambda: T.full((2,), np.int32(k), device=dev))
     record.call("T.arange(np.float64)", lambda: T.arange(np.float64(abs(k) + x), device=dev))
+
+
+# -- N1: `.T` on tensors that are not matrices warns (once per process, as PyTorch does) --------
+
+
+@scenario(
+    id="values.transpose_property_warnings",
+    rules=["N1", "N3"],
+    topic="values",
+    lecture=f"{LECTURE}#indexing-and-views",
+    # both deprecation warnings are PyTorch warn-once: the first occurrence needs a fresh process
+    fresh_process=True,
+)
+def transpose_property_warnings(T, record, rng):
+    dev = record.device
+    v = T.tensor(floats(rng, 3), requires_grad=True, device=dev)
+    m = T.tensor(floats(rng, (2, 3)), device=dev)
+    c = T.tensor(floats(rng, (2, 1, 3)), device=dev)
+    s = T.tensor(scalar(rng), device=dev)
+    record.call("m.T (2-D: no warning)", lambda: m.T)
+    record.call("v.T (1-D: warns)", lambda: v.T)
+    record.call("v.T again (warned once)", lambda: v.T)
+    record.call("c.T (3-D: the same warning, already given)", lambda: c.T)
+    record.call("s.T (0-D: its own warning)", lambda: s.T)
+    record.call("s.T again", lambda: s.T)
+
+
+# -- L5: integer tensors never require grad --------------------------------------------------------
+
+
+@scenario(
+    id="values.integer_tensors_never_require_grad",
+    rules=["L5"],
+    topic="values",
+    lecture=f"{LECTURE}#dtypes-and-promotion",
+)
+def integer_tensors_never_require_grad(T, record, rng):
+    dev = record.device
+    a = T.tensor(floats(rng, 3, 0.5, 9.5), requires_grad=True, device=dev)
+    n = len(a)
+
+    def fill_one():
+        i = T.zeros(n, dtype=T.long, device=dev)
+        i[0] = a[0]
+        return i
+
+    def fill_row():
+        i = T.zeros(2, n, dtype=T.long, device=dev)
+        i[1] = a
+        return i
+
+    def copy_all():
+        i = T.zeros(n, dtype=T.long, device=dev)
+        return i.copy_(a)
+
+    def copy_into_view():
+        i = T.zeros(n, dtype=T.int32, device=dev)
+        v = i[1:]
+        v.copy_(a[1:] * 2)
+        return i, v
+
+    def fill_bool():
+        b = T.zeros(n, dtype=T.bool, device=dev)
+        b[2] = a[2]
+        return b
+
+    record.call("i[0] = a[0] (int64: a leaf, no CopySlices)", fill_one)
+    record.call("i2[1] = a", fill_row)
+    record.call("i.copy_(a)", copy_all)
+    record.call("i[1:].copy_(a[1:] * 2)", copy_into_view)
+    record.call("b[2] = a[2] (bool)", fill_bool)
+    record.call("fill_one()[0]", lambda: fill_one()[0])
+
+    def set_data(t, dtype):
+        t.data = T.zeros(n, dtype=dtype, device=dev)
+        return t
+
+    leaf = T.tensor(floats(rng, n), requires_grad=True, device=dev)
+    record.call("leaf.data = int64 tensor (refused)", lambda: set_data(leaf, T.long))
+    record.call("(leaf * 2).data = int64 tensor (refused)", lambda: set_data(leaf * 2, T.long))
+    record.call("leaf.data = float64 tensor", lambda: set_data(leaf, T.float64))
+    plain = T.tensor(floats(rng, n), device=dev)
+    record.call("plain.data = int64 tensor", lambda: set_data(plain, T.long))
+
+
+# -- N1: integer powers and bool operands raise PyTorch's errors --------------------------------
+
+
+@scenario(
+    id="values.integer_and_bool_operand_errors",
+    rules=["N1"],
+    topic="values",
+    lecture=f"{LECTURE}#dtypes-and-promotion",
+)
+def integer_and_bool_operand_errors(T, record, rng):
+    dev = record.device
+    i = T.tensor(ints(rng, 4, 1, 6), device=dev)
+    e = T.tensor(ints(rng, 4, -3, 3), device=dev)
+    signs = T.tensor([-1, 0, 1, int(rng.integers(2, 5))], device=dev)
+    k = int(rng.integers(1, 4))
+    x = T.tensor(floats(rng, 4, -2, 2), device=dev)
+    b = x > 0
+    record.call("i ** -k (refused)", lambda: i**-k)
+    record.call("i.pow(-k)", lambda: i.pow(-k))
+    record.call("i ** np.int64(-k)", lambda: i ** np.int64(-k))
+    record.call("i.int() ** -k", lambda: i.int() ** -k)
+    record.call("b ** -k", lambda: b**-k)
+    record.call("i ** k", lambda: i**k)
+    record.call("i ** -1.0 (a float: fine)", lambda: i**-1.0)
+    record.call("signs ** e (negative exponents in a tensor)", lambda: signs**e)
+    record.call("k ** e", lambda: k**e)
+    record.call("b - b", lambda: b - b)
+    record.call("b - True", lambda: b - True)
+    record.call("True - b", lambda: True - b)
+    record.call("b - k", lambda: b - k)
+    record.call("i - True", lambda: i - True)
+    record.call("True - i", lambda: True - i)
+    record.call("x - True", lambda: x - True)
+    record.call("i.sub(True)", lambda: i.sub(True))
+    record.call("b.relu()", lambda: b.relu())
+    record.call("T.relu(b)", lambda: T.relu(b))
+    record.call("b.abs()", lambda: b.abs())
+    record.call("b.argmax()", lambda: b.argmax())
+    record.call("b.argmax(0)", lambda: b.argmax(0))
+    record.call("b.argmin()", lambda: b.argmin())
+    record.call("b.sum(), b.max() (allowed)", lambda: (b.sum(), b.max()))
+
+
+# -- N1: no NumPy RuntimeWarning where PyTorch is silent ----------------------------------------
+
+
+@scenario(
+    id="values.no_numpy_warnings_at_overflow_and_nan",
+    rules=["N1"],
+    topic="values",
+    lecture=f"{LECTURE}#dtypes-and-promotion",
+)
+def no_numpy_warnings_at_overflow_and_nan(T, record, rng):
+    dev = record.device
+    big = scalar(rng, 2.0, 3.0) * 1e38
+    f = T.tensor([big, -big], device=dev)
+    h = T.tensor([scalar(rng, 4e4, 6e4)], dtype=T.float16, device=dev)
+    t = T.tensor([0.0, -scalar(rng), scalar(rng)], requires_grad=True, device=dev)
+    record.call("f * 10 (overflow to inf)", lambda: f * 10)
+    record.call("f * f", lambda: f * f)
+    record.call("f.max() * 10", lambda: f.max() * 10)
+    record.call("h + h (float16)", lambda: h + h)
+    record.call("h ** 2", lambda: h**2)
+    record.call("(f / 1e30).half() (cast overflow)", lambda: (f / 1e30).half())
+    # the integers a NaN or an out-of-range float becomes are the platform's: only the shape
+    record.call(
+        "T.tensor([nan, big]).long().shape",
+        lambda: T.tensor([float("nan"), big], device=dev).long().shape,
+    )
+    record.call("f.int().shape (out of range)", lambda: f.int().shape)
+    record.call("(-8) ** t", lambda: (-8) ** t)
+    record.call("0 ** t", lambda: 0**t)
+    record.call("T.tensor([]).mean()", lambda: T.tensor([], device=dev).mean())
+    record.call("T.zeros(0, 2).mean(0)", lambda: T.zeros(0, 2, device=dev).mean(0))
+    record.call("1 / T.zeros(2)", lambda: 1 / T.zeros(2, device=dev))
+    record.call("inf / inf", lambda: (f * 10) / (f * 10))
+    record.call("f.exp()", lambda: f.exp())
+    record.call("T.tensor([big * 1e10])", lambda: T.tensor([big * 1e10], device=dev))
+
+
+# -- N1: float16 elementwise functions are computed in float32 and rounded once -----------------
+
+
+@scenario(
+    id="values.float16_elementwise_functions",
+    rules=["N1"],
+    topic="values",
+    lecture=f"{LECTURE}#dtypes-and-promotion",
+)
+def float16_elementwise_functions(T, record, rng):
+    dev = record.device
+    cases = [
+        ("x.sigmoid()", lambda x: x.sigmoid()),
+        ("T.sigmoid(x)", lambda x: T.sigmoid(x)),
+        ("x.tanh()", lambda x: x.tanh()),
+        ("F.softplus(x)", lambda x: T.nn.functional.softplus(x)),
+        ("1 / x", lambda x: 1 / x),
+        ("x.exp()", lambda x: x.exp()),
+    ]
+    for label, f in cases:
+        x = T.tensor(_away_from_zero(rng, 8, 6.0), dtype=T.float16, requires_grad=True, device=dev)
+        g = T.tensor(floats(rng, 8, -2, 2), dtype=T.float16, device=dev)
+        y = record.call(f"{label} (float16)", lambda f=f, x=x: f(x))
+        record.call(f"backward of {label}", lambda y=y, g=g: y.backward(g))
+        record.grad(f"x.grad of {label}", x)
+
+
+def _away_from_zero(rng, n, high):
+    return (rng.choice([-1.0, 1.0], size=n) * rng.uniform(0.1, high, size=n)).tolist()
