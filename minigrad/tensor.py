@@ -96,7 +96,7 @@ class Tensor:
     @classmethod
     def _wrap(cls, data, device=None):
         if device is None:
-            device = CPU if isinstance(data, np.ndarray) else _device_of_array(data)
+            device = CPU if isinstance(data, (np.ndarray, np.generic)) else _device_of_array(data)
         return Tensor._make(data, device)
 
     # -- autograd state ----------------------------------------------------------------
