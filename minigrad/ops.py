@@ -7,6 +7,7 @@ out-of-place code on an alias of the old values and then rewrite history (`_inpl
 
 import builtins
 import collections
+import functools
 import types
 
 import numpy as np
@@ -1305,6 +1306,37 @@ def where(condition, input, other):  # noqa: A002
 # -- NumPy's floating-point warnings -------------------------------------------------------
 
 
+try:  # NumPy 2 keeps its floating-point error state in a context variable
+    from numpy._core import _ufunc_config, umath
+
+    _FP_STATE, _FP_IGNORE = _ufunc_config._extobj_contextvar, umath._make_extobj(all="ignore")
+except (ImportError, AttributeError):  # older NumPy: np.errstate below
+    _FP_STATE = None
+
+
+def _quiet(fn):
+    """fn with NumPy's floating-point errors ignored. Setting NumPy 2's context variable
+    directly costs a tenth of a microsecond per op, np.errstate half a microsecond."""
+    if _FP_STATE is None:
+
+        @functools.wraps(fn)
+        def quietly(*args, **kwargs):
+            with np.errstate(all="ignore"):
+                return fn(*args, **kwargs)
+
+        return quietly
+
+    @functools.wraps(fn)
+    def quietly(*args, **kwargs):
+        token = _FP_STATE.set(_FP_IGNORE)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _FP_STATE.reset(token)
+
+    return quietly
+
+
 def quiet_functions(namespace):
     """Run every public function of a module with NumPy's floating-point warnings off.
 
@@ -1313,7 +1345,7 @@ def quiet_functions(namespace):
     module = namespace["__name__"]
     for name, fn in list(namespace.items()):
         if isinstance(fn, types.FunctionType) and fn.__module__ == module and name[0] != "_":
-            namespace[name] = np.errstate(all="ignore")(fn)
+            namespace[name] = _quiet(fn)
 
 
 quiet_functions(globals())
