@@ -11,11 +11,13 @@ import numpy as np
 
 from .autograd.graph import Node
 
+_HALF = np.dtype(np.float16)
+
 
 def opmath(a):
     """float16 arrays as float32: PyTorch computes half-precision kernels in float and rounds
     the result once (its "opmath" type)."""
-    return a.astype("float32") if a.dtype == "float16" else a
+    return a.astype(np.float32) if a.dtype == _HALF else a
 
 
 def array_module(a):

@@ -282,7 +282,7 @@ def transpose_property_warnings(T, record, rng):
     id="values.integer_tensors_never_require_grad",
     rules=["L5"],
     topic="values",
-    lecture=f"{LECTURE}#dtypes-and-promotion",
+    lecture="course/02_leaf_nodes.ipynb#requires-grad-propagates",
 )
 def integer_tensors_never_require_grad(T, record, rng):
     dev = record.device
