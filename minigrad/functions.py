@@ -6,6 +6,7 @@ array module of the arrays involved, so no node knows whether it runs on NumPy o
 """
 
 import math
+import operator
 
 import numpy as np
 
@@ -18,6 +19,14 @@ def opmath(a):
     """float16 arrays as float32: PyTorch computes half-precision kernels in float and rounds
     the result once (its "opmath" type)."""
     return a.astype(np.float32) if a.dtype == _HALF else a
+
+
+def with_number(op, a, number):
+    """op(a, number) for an array and a Python or NumPy number: PyTorch applies a number to
+    half-precision values in float and rounds once, where NumPy would round it to half first."""
+    if a.dtype == _HALF and (not hasattr(number, "shape") or isinstance(number, np.generic)):
+        return op(a.astype(np.float32), np.float32(number)).astype(_HALF)
+    return op(a, number)
 
 
 def array_module(a):
@@ -83,7 +92,7 @@ class RsubBackward1(Node):
 class MulBackward0(_Binary):
     def apply(self, g):
         s = self.unpack()
-        ga = g * s["other"] if self.next_functions[0][0] is not None else None
+        ga = with_number(operator.mul, g, s["other"]) if self.next_functions[0][0] else None
         gb = g * s["self"] if self.next_functions[1][0] is not None else None
         return self._out(ga, gb)
 
@@ -92,7 +101,7 @@ class DivBackward0(_Binary):
     def apply(self, g):
         s = self.unpack()
         other = s["other"]
-        ga = g / other if self.next_functions[0][0] is not None else None
+        ga = with_number(operator.truediv, g, other) if self.next_functions[0][0] else None
         gb = -g * s["self"] / (other * other) if self.next_functions[1][0] is not None else None
         return self._out(ga, gb)
 
@@ -109,7 +118,8 @@ class PowBackward0(Node):
         e = self.exponent
         if e == 0:
             return (g * 0,)
-        return ((g * e * x ** (e - 1)).astype(x.dtype, copy=False),)
+        # grad * (e * x ** (e - 1)), each step in x's dtype as PyTorch (float16 shows it)
+        return ((g * with_number(operator.mul, x ** (e - 1), e)).astype(x.dtype, copy=False),)
 
 
 class PowBackward1(_Binary):
@@ -141,7 +151,7 @@ class PowBackward2(Node):
         xp = array_module(g)
         result = self.unpack()["result"]
         log_base = float(xp.log(self.base)) if self.base > 0 else float("nan")
-        return ((g * result * log_base).astype(g.dtype, copy=False),)
+        return ((g * with_number(operator.mul, result, log_base)).astype(g.dtype, copy=False),)
 
 
 def _quiet(xp):

@@ -8,6 +8,7 @@ out-of-place code on an alias of the old values and then rewrite history (`_inpl
 import builtins
 import collections
 import functools
+import operator
 import types
 
 import numpy as np
@@ -70,7 +71,7 @@ def _as_operand(x, dtype, device):
 
             data = to_device_array(data, device)
         return data if data.dtype == dtype.np else data.astype(dtype.np)
-    return x
+    return x.item() if isinstance(x, np.generic) else x  # PyTorch reads NumPy numbers as Python's
 
 
 def _check_broadcast(a, b):
@@ -193,7 +194,8 @@ def rsub(self, other, *, alpha=1):
 
 def mul(self, other):
     if _scalar_fast_path(self, other):
-        return _scalar_result(self, self._data * other, F.MulBackward0, save_other=other)
+        data = F.with_number(operator.mul, self._data, other)
+        return _scalar_result(self, data, F.MulBackward0, save_other=other)
     p = _prepare(self, other)
     if p is NotImplemented:
         return p
@@ -204,7 +206,8 @@ def mul(self, other):
             save["self"] = self
         if self.requires_grad:
             save["other"] = other
-    return _binary(F.MulBackward0, self, other, _arr(a * b, dtype), dtype, device, save=save)
+    data = a * b if isinstance(other, Tensor) else F.with_number(operator.mul, a, b)
+    return _binary(F.MulBackward0, self, other, _arr(data, dtype), dtype, device, save=save)
 
 
 def div(self, other):
@@ -216,7 +219,8 @@ def div(self, other):
         dtype = _dtypes.float32
         a = a.astype(dtype.np) if hasattr(a, "astype") else a
         b = b.astype(dtype.np) if hasattr(b, "astype") else b
-    data = _arr(a / b, dtype)
+    data = a / b if isinstance(other, Tensor) else F.with_number(operator.truediv, a, b)
+    data = _arr(data, dtype)
     save = {}
     if _needs_grad(self, other):
         save["other"] = other
@@ -255,7 +259,7 @@ def pow(self, exponent):  # noqa: A001 - PyTorch's name
     p = _prepare(self, exponent)
     if p is NotImplemented:
         return p
-    dtype, device, a, _ = p
+    dtype, device, a, exponent = p  # a NumPy number as exponent is now a Python one
     data = _arr(_power(a, exponent, dtype), dtype)
     node = None
     if _needs_grad(self) and dtype.is_floating_point:

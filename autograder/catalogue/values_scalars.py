@@ -424,6 +424,7 @@ def no_numpy_warnings_at_overflow_and_nan(T, record, rng):
 )
 def float16_elementwise_functions(T, record, rng):
     dev = record.device
+    s = scalar(rng, 0.1, 3.0)
     cases = [
         ("x.sigmoid()", lambda x: x.sigmoid()),
         ("T.sigmoid(x)", lambda x: T.sigmoid(x)),
@@ -431,6 +432,14 @@ def float16_elementwise_functions(T, record, rng):
         ("F.softplus(x)", lambda x: T.nn.functional.softplus(x)),
         ("1 / x", lambda x: 1 / x),
         ("x.exp()", lambda x: x.exp()),
+        # a number meets float16 values in float (mul, div) or rounded to half (add, sub)
+        ("x * s", lambda x: x * s),
+        ("x / s", lambda x: x / s),
+        ("s / x", lambda x: s / x),
+        ("x.abs() ** s", lambda x: x.abs() ** s),
+        ("s ** x", lambda x: s**x),
+        ("x * np.float64(s)", lambda x: x * np.float64(s)),
+        ("x + np.float32(s)", lambda x: x + np.float32(s)),
     ]
     for label, f in cases:
         x = T.tensor(_away_from_zero(rng, 8, 6.0), dtype=T.float16, requires_grad=True, device=dev)
