@@ -12,20 +12,20 @@ import numpy as np
 
 from .autograd.graph import Node
 
-_HALF = np.dtype(np.float16)
+HALF = np.dtype(np.float16)
 
 
 def opmath(a):
     """float16 arrays as float32: PyTorch computes half-precision kernels in float and rounds
     the result once (its "opmath" type)."""
-    return a.astype(np.float32) if a.dtype == _HALF else a
+    return a.astype(np.float32) if a.dtype == HALF else a
 
 
 def with_number(op, a, number):
     """op(a, number) for an array and a Python or NumPy number: PyTorch applies a number to
     half-precision values in float and rounds once, where NumPy would round it to half first."""
-    if a.dtype == _HALF and (not hasattr(number, "shape") or isinstance(number, np.generic)):
-        return op(a.astype(np.float32), np.float32(number)).astype(_HALF)
+    if a.dtype == HALF and (not hasattr(number, "shape") or isinstance(number, np.generic)):
+        return op(a.astype(np.float32), np.float32(number)).astype(HALF)
     return op(a, number)
 
 

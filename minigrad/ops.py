@@ -194,7 +194,8 @@ def rsub(self, other, *, alpha=1):
 
 def mul(self, other):
     if _scalar_fast_path(self, other):
-        data = F.with_number(operator.mul, self._data, other)
+        data = self._data
+        data = data * other if data.dtype != F.HALF else F.with_number(operator.mul, data, other)
         return _scalar_result(self, data, F.MulBackward0, save_other=other)
     p = _prepare(self, other)
     if p is NotImplemented:
