@@ -86,7 +86,8 @@ def category(d):
 
 
 def _scalar_category(x):
-    if isinstance(x, (builtins.bool, np.bool_)):
+    # Only Python's bool is a boolean scalar: PyTorch reads a NumPy bool_ as a float.
+    if isinstance(x, builtins.bool):
         return 0
     if isinstance(x, (builtins.int, np.integer)):
         return 1
@@ -97,9 +98,14 @@ _DEFAULT_FOR_CATEGORY = {0: bool, 1: int64, 2: float32}
 
 
 def promote(a, b):
-    """PyTorch's promotion of two dtypes of the same priority."""
+    """PyTorch's promotion of two dtypes of the same priority (torch.promote_types): the
+    higher category wins whatever the widths (float32 with int64 is float32, where NumPy
+    gives float64); within a category, the wider dtype."""
     if a is b:
         return a
+    ca, cb = category(a), category(b)
+    if ca != cb:
+        return a if ca > cb else b
     return _BY_NP[np.promote_types(a.np, b.np)]
 
 

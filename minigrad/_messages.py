@@ -21,6 +21,9 @@ REQUIRES_GRAD_NONLEAF_SHORT = "you can only change requires_grad flags of leaf v
 FACTORY_INT_REQUIRES_GRAD = "Only Tensors of floating point and complex dtype can require gradients"
 METHOD_INT_REQUIRES_GRAD = "only Tensors of floating point dtype can require gradients"
 ATTR_INT_REQUIRES_GRAD = "only Tensors of floating point and complex dtype can require gradients"
+DATA_NOT_FLOATING = (
+    "data set to a tensor that requires gradients must be floating point or complex dtype"
+)
 RETAIN_GRAD_NO_GRAD = "can't retain_grad on Tensor that has requires_grad=False"
 
 IMPLICIT_GRAD_NON_SCALAR = "grad can be implicitly created only for scalar outputs"
@@ -37,6 +40,31 @@ UNUSED_INPUT = (
     "Set allow_unused=True if this is the desired behavior."
 )
 INPUT_NO_GRAD = "One of the differentiated Tensors does not require grad"
+
+
+INT_NEGATIVE_POWER = "Integers to negative integer powers are not allowed."
+T_NOT_2D = (
+    "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
+    "and it will throw an error in a future release. Consider `x.mT` to transpose batches of "
+    f"matrices or `x.permute(*{LIB}.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a "
+    "tensor."
+)
+T_ON_ZERO_DIM = (
+    "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases."
+)
+
+
+def where_condition(type_name):
+    return (
+        f"where expected condition to be a boolean tensor, but got a tensor with dtype {type_name}"
+    )
+
+
+def mean_dtype(which, type_name):
+    return (
+        f"mean(): could not infer output dtype. {which} dtype must be either a floating point "
+        f"or complex dtype. Got: {type_name}"
+    )
 
 
 def shape_mismatch(grad_shape, out_shape):
@@ -235,6 +263,18 @@ BOOL_NEGATION = (
     "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert "
     "a mask, use the `~` or `logical_not()` operator instead."
 )
+BOOL_SUBTRACTION_TWO = (
+    "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+    "`logical_xor()` operator instead."
+)
+BOOL_RELU = "Boolean inputs not supported for relu"
+BOOL_ARG = "{}(): does not support bool input"
+
+
+def bool_not_implemented(op, device):
+    return f"\"{op}_{device.type}\" not implemented for 'Bool'"
+
+
 BOOL_SUBTRACTION = (
     "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
     "invert a mask, use the `~` or `logical_not()` operator instead."

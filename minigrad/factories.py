@@ -8,7 +8,7 @@ import builtins
 
 import numpy as np
 
-from . import _dtypes
+from . import _dtypes, _ranges, ops
 from . import _messages as msg
 from ._device import CPU, canonical, to_device_array
 from ._size import normalize_size
@@ -29,23 +29,34 @@ def _finish(data, device, dtype, requires_grad):
 
 
 def _infer_dtype(values):
-    """PyTorch's dtype for nested Python data: any float -> float32, ints -> int64."""
-    kinds = set()
+    """PyTorch's dtype for nested data: every element has a dtype (a Python float float32,
+    an int int64, a bool bool; NumPy scalars and arrays and tensors their own), and the
+    result promotes them all (torch.promote_types: [np.float64(1.5)] is float64)."""
+    out = None
     stack = [values]
     while stack:
         v = stack.pop()
         if isinstance(v, (list, tuple)):
             stack.extend(v)
-        elif isinstance(v, (builtins.bool, np.bool_)):
-            kinds.add(0)
-        elif isinstance(v, (builtins.int, np.integer)):
-            kinds.add(1)
-        elif isinstance(v, Tensor):
-            kinds.add(_dtypes.category(v._dtype))
+            continue
+        if isinstance(v, Tensor):
+            d = v._dtype
+        elif isinstance(v, (np.ndarray, np.generic)):
+            d = _dtypes.from_numpy_dtype(v.dtype)
+        elif isinstance(v, builtins.bool):
+            d = _dtypes.bool
+        elif isinstance(v, builtins.int):
+            d = _dtypes.int64
         else:
-            kinds.add(2)
-    top = builtins.max(kinds) if kinds else 2
-    return {0: _dtypes.bool, 1: _dtypes.int64, 2: _dtypes.float32}[top]
+            d = _dtypes.float32
+        out = d if out is None else _dtypes.promote(out, d)
+    return out or _dtypes.float32
+
+
+def _scalars_dtype(*values):
+    """`full` and `arange` read their numbers as Python scalars: the default dtype of the
+    highest category (a NumPy float64 gives float32, a NumPy bool_ a float, as in PyTorch)."""
+    return _dtypes.result_type(*(v.item() if isinstance(v, Tensor) else v for v in values))
 
 
 def _to_python(values):
@@ -139,7 +150,7 @@ def empty(*size, dtype=None, device=None, requires_grad=False):
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     if dtype is None:
-        dtype = _infer_dtype([fill_value])
+        dtype = _scalars_dtype(fill_value)
     return _filled(fill_value, (size,), dtype, device, requires_grad)
 
 
@@ -165,13 +176,17 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     if end is None:
         start, end = 0, start
     if dtype is None:
-        dtype = _infer_dtype([start, end, step])
-    return _finish(np.arange(start, end, step).astype(dtype.np), device, dtype, requires_grad)
+        dtype = _scalars_dtype(start, end, step)
+    start, end, step = (v.item() if isinstance(v, Tensor) else v for v in (start, end, step))
+    data = _ranges.arange_values(start, end, step, dtype.np)
+    return _finish(data, device, dtype, requires_grad)
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
     dtype = dtype or _dtypes.float32
-    return _finish(np.linspace(start, end, steps).astype(dtype.np), device, dtype, requires_grad)
+    start, end = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
+    data = _ranges.linspace_values(start, end, steps, dtype.np)
+    return _finish(data, device, dtype, requires_grad)
 
 
 def rand(*size, dtype=None, device=None, requires_grad=False):
@@ -238,3 +253,7 @@ LongTensor = _legacy_type("LongTensor", _dtypes.int64)
 IntTensor = _legacy_type("IntTensor", _dtypes.int32)
 BoolTensor = _legacy_type("BoolTensor", _dtypes.bool)
 HalfTensor = _legacy_type("HalfTensor", _dtypes.float16)
+
+
+# NumPy warns on overflowing casts (tensor([1e40]) is inf), where PyTorch is silent
+ops.quiet_functions(globals())

@@ -6,10 +6,27 @@ array module of the arrays involved, so no node knows whether it runs on NumPy o
 """
 
 import math
+import operator
 
 import numpy as np
 
 from .autograd.graph import Node
+
+HALF = np.dtype(np.float16)
+
+
+def opmath(a):
+    """float16 arrays as float32: PyTorch computes half-precision kernels in float and rounds
+    the result once (its "opmath" type)."""
+    return a.astype(np.float32) if a.dtype == HALF else a
+
+
+def with_number(op, a, number):
+    """op(a, number) for an array and a Python or NumPy number: PyTorch applies a number to
+    half-precision values in float and rounds once, where NumPy would round it to half first."""
+    if a.dtype == HALF and (not hasattr(number, "shape") or isinstance(number, np.generic)):
+        return op(a.astype(np.float32), np.float32(number)).astype(HALF)
+    return op(a, number)
 
 
 def array_module(a):
@@ -75,7 +92,7 @@ class RsubBackward1(Node):
 class MulBackward0(_Binary):
     def apply(self, g):
         s = self.unpack()
-        ga = g * s["other"] if self.next_functions[0][0] is not None else None
+        ga = with_number(operator.mul, g, s["other"]) if self.next_functions[0][0] else None
         gb = g * s["self"] if self.next_functions[1][0] is not None else None
         return self._out(ga, gb)
 
@@ -84,7 +101,7 @@ class DivBackward0(_Binary):
     def apply(self, g):
         s = self.unpack()
         other = s["other"]
-        ga = g / other if self.next_functions[0][0] is not None else None
+        ga = with_number(operator.truediv, g, other) if self.next_functions[0][0] else None
         gb = -g * s["self"] / (other * other) if self.next_functions[1][0] is not None else None
         return self._out(ga, gb)
 
@@ -101,7 +118,8 @@ class PowBackward0(Node):
         e = self.exponent
         if e == 0:
             return (g * 0,)
-        return ((g * e * x ** (e - 1)).astype(x.dtype, copy=False),)
+        # grad * (e * x ** (e - 1)), each step in x's dtype as PyTorch (float16 shows it)
+        return ((g * with_number(operator.mul, x ** (e - 1), e)).astype(x.dtype, copy=False),)
 
 
 class PowBackward1(_Binary):
@@ -135,7 +153,7 @@ class PowBackward2(Node):
                 d = xp.where(s["exponent"] >= 0, 0.0, result * -math.inf)
             return ((g * d).astype(g.dtype, copy=False),)
         log_base = math.log(base) if base > 0 else math.nan
-        return ((g * result * log_base).astype(g.dtype, copy=False),)
+        return ((g * with_number(operator.mul, result, log_base)).astype(g.dtype, copy=False),)
 
 
 def _quiet(xp):
@@ -150,7 +168,7 @@ class NegBackward0(Node):
 class ReciprocalBackward0(Node):
     def apply(self, g):
         r = self.unpack()["result"]
-        return (-g * r * r,)
+        return (-g * (r * r),)  # PyTorch's order, which float16 rounding shows
 
 
 class ExpBackward0(Node):
@@ -171,14 +189,14 @@ class SqrtBackward0(Node):
 
 class TanhBackward0(Node):
     def apply(self, g):
-        r = self.unpack()["result"]
-        return (g * (1 - r * r),)
+        r = opmath(self.unpack()["result"])
+        return ((opmath(g) * (1 - r * r)).astype(g.dtype, copy=False),)
 
 
 class SigmoidBackward0(Node):
     def apply(self, g):
         r = self.unpack()["result"]
-        return (g * r * (1 - r),)
+        return (g * (1 - r) * r,)  # in g's dtype, in this order, as PyTorch (float16 shows it)
 
 
 def masked(g, keep):
@@ -237,11 +255,11 @@ class SoftplusBackward0(Node):
 
     def apply(self, g):
         xp = array_module(g)
-        x = self.unpack()["self"]
+        x = opmath(self.unpack()["self"])
         z = x * self.beta
         with _quiet(xp):
             sig = 1 / (1 + xp.exp(-z))
-        return ((g * xp.where(z > self.threshold, 1.0, sig)).astype(g.dtype, copy=False),)
+        return ((opmath(g) * xp.where(z > self.threshold, 1.0, sig)).astype(g.dtype, copy=False),)
 
 
 # -- reductions ----------------------------------------------------------------------------

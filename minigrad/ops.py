@@ -6,7 +6,10 @@ out-of-place code on an alias of the old values and then rewrite history (`_inpl
 """
 
 import builtins
+import functools
 import math
+import operator
+import types
 
 import numpy as np
 
@@ -14,6 +17,7 @@ from . import _dtypes, return_types
 from . import _messages as msg
 from . import functions as F
 from ._size import wrap_dim
+from ._warnings import warn
 from .autograd import grad_mode
 from .tensor import Tensor
 
@@ -68,7 +72,7 @@ def _as_operand(x, dtype, device):
 
             data = to_device_array(data, device)
         return data if data.dtype == dtype.np else data.astype(dtype.np)
-    return x
+    return x.item() if isinstance(x, np.generic) else x  # PyTorch reads NumPy numbers as Python's
 
 
 def _check_broadcast(a, b):
@@ -129,13 +133,8 @@ def _scalar_fast_path(self, other):
     return (cls is builtins.float or cls is builtins.int) and self._dtype.is_floating_point
 
 
-def _as_array(data, like):
-    # NumPy returns 0-d results as scalars; keep them arrays.
-    return like._xp.asarray(data) if data.__class__ is not like._data.__class__ else data
-
-
 def _scalar_result(self, data, node_cls, save_other=None):
-    out = Tensor._make(_as_array(data, self), self._device, self._dtype)
+    out = Tensor._make(data, self._device, self._dtype)
     if grad_mode._enabled and (self._requires_grad or self.grad_fn is not None):
         node = node_cls((self._edge(), _NO_EDGE), (self._data.shape, self._data.dtype), None)
         if save_other is not None:
@@ -156,7 +155,17 @@ def add(self, other, *, alpha=1):
 
 
 def _refuse_bool_sub(self, other):
-    if self._dtype is _dtypes.bool or (isinstance(other, Tensor) and other._dtype is _dtypes.bool):
+    """PyTorch refuses `-` with a bool operand; a Python bool counts (a NumPy bool_ is a float
+    to PyTorch)."""
+    a = self._dtype is _dtypes.bool
+    b = (
+        other._dtype is _dtypes.bool
+        if isinstance(other, Tensor)
+        else isinstance(other, builtins.bool)
+    )
+    if a and b:
+        raise RuntimeError(msg.BOOL_SUBTRACTION_TWO)
+    if a or b:
         raise RuntimeError(msg.BOOL_SUBTRACTION)
 
 
@@ -186,7 +195,9 @@ def rsub(self, other, *, alpha=1):
 
 def mul(self, other):
     if _scalar_fast_path(self, other):
-        return _scalar_result(self, self._data * other, F.MulBackward0, save_other=other)
+        data = self._data
+        data = data * other if data.dtype != F.HALF else F.with_number(operator.mul, data, other)
+        return _scalar_result(self, data, F.MulBackward0, save_other=other)
     p = _prepare(self, other)
     if p is NotImplemented:
         return p
@@ -197,7 +208,8 @@ def mul(self, other):
             save["self"] = self
         if self.requires_grad:
             save["other"] = other
-    return _binary(F.MulBackward0, self, other, _arr(a * b, dtype), dtype, device, save=save)
+    data = a * b if isinstance(other, Tensor) else F.with_number(operator.mul, a, b)
+    return _binary(F.MulBackward0, self, other, _arr(data, dtype), dtype, device, save=save)
 
 
 def div(self, other):
@@ -209,8 +221,8 @@ def div(self, other):
         dtype = _dtypes.float32
         a = a.astype(dtype.np) if hasattr(a, "astype") else a
         b = b.astype(dtype.np) if hasattr(b, "astype") else b
-    with np.errstate(divide="ignore", invalid="ignore"):
-        data = _arr(a / b, dtype)
+    data = a / b if isinstance(other, Tensor) else F.with_number(operator.truediv, a, b)
+    data = _arr(data, dtype)
     save = {}
     if _needs_grad(self, other):
         save["other"] = other
@@ -226,8 +238,7 @@ def rdiv(self, other):
 
 def reciprocal(self):
     x = self if self._dtype.is_floating_point else self.float()
-    with np.errstate(divide="ignore"):
-        data = 1 / x._data
+    data = 1 / x._data
     return _unary(F.ReciprocalBackward0, x, data, result=True)
 
 
@@ -241,8 +252,7 @@ def pow(self, exponent):  # noqa: A001 - PyTorch's name
     if isinstance(exponent, Tensor):
         p = _prepare(self, exponent)
         dtype, device, a, b = p
-        with np.errstate(divide="ignore", invalid="ignore"):
-            data = _arr(a**b, dtype)
+        data = _arr(_power(a, b, dtype), dtype)
         out = _binary(F.PowBackward1, self, exponent, data, dtype, device)
         if out._grad_fn is not None:
             out._grad_fn.save(self=self, exponent=exponent)
@@ -251,9 +261,8 @@ def pow(self, exponent):  # noqa: A001 - PyTorch's name
     p = _prepare(self, exponent)
     if p is NotImplemented:
         return p
-    dtype, device, a, _ = p
-    with np.errstate(divide="ignore", invalid="ignore"):
-        data = _arr(a**exponent, dtype)
+    dtype, device, a, exponent = p  # a NumPy number as exponent is now a Python one
+    data = _arr(_power(a, exponent, dtype), dtype)
     node = None
     if _needs_grad(self) and dtype.is_floating_point:
         node = F.PowBackward0((self._edge(),), exponent)
@@ -269,8 +278,7 @@ def rpow(self, base):
     dtype, device, a, b = p
     if not dtype.is_floating_point and isinstance(base, builtins.float):
         dtype = _dtypes.float32
-    with np.errstate(divide="ignore", invalid="ignore"):  # 0 ** -1 is inf, silently
-        data = _arr(np.power(b, a, dtype=dtype.np) if device.type == "cpu" else b**a, dtype)
+    data = _arr(_power(b, a, dtype), dtype)
     out = _result(data, device)
     if _needs_grad(self):
         out._grad_fn = F.PowBackward2((self._edge(),))
@@ -279,14 +287,33 @@ def rpow(self, base):
     return out
 
 
+def _power(base, exponent, dtype):
+    """base ** exponent (arrays or numbers of the result dtype). Integers as PyTorch: a
+    negative number as exponent is refused; negative exponents in a tensor give 1 ** e = 1,
+    (-1) ** e = +-1 and 0 otherwise (NumPy refuses both)."""
+    if dtype.is_floating_point:
+        return base**exponent
+    if isinstance(exponent, _SCALARS):  # a Python or NumPy number
+        if exponent < 0:
+            raise RuntimeError(msg.INT_NEGATIVE_POWER)
+        return base**exponent
+    xp = _xp_of(base, exponent)
+    result = xp.asarray(base) ** xp.maximum(exponent, 0)
+    negative = xp.where(base == 1, 1, xp.where(base == -1, 1 - 2 * (exponent % 2), 0))
+    return xp.where(exponent < 0, negative, result)
+
+
+def _xp_of(*arrays):
+    return next(F.array_module(a) for a in arrays if hasattr(a, "shape"))
+
+
 def _arr(data, dtype):
-    """Op results as arrays of the result dtype (NumPy may return scalars or widen)."""
-    if not hasattr(data, "dtype") or not hasattr(data, "shape"):
+    """Op results in the result dtype (NumPy may widen; Tensor._make turns its scalars back
+    into 0-d arrays)."""
+    if not hasattr(data, "dtype"):
         return np.asarray(data, dtype=dtype.np)
     if data.dtype != dtype.np:
         return data.astype(dtype.np)
-    if type(data) is not np.ndarray and isinstance(data, np.generic):
-        return np.asarray(data)
     return data
 
 
@@ -311,8 +338,8 @@ def _float_unary(kernel, node_cls, **saves):
 
     def op(self):
         x = self if self._dtype.is_floating_point else to(self, _dtypes.float32)
-        with np.errstate(all="ignore"):  # inf/nan at edge points, silently, as in PyTorch
-            data = kernel(x._xp, x._data)
+        data = x._data
+        data = kernel(x._xp, F.opmath(data)).astype(data.dtype, copy=False)
         return _unary(node_cls, x, data, **saves)
 
     return op
@@ -332,6 +359,8 @@ cos = _float_unary(lambda xp, d: xp.cos(d), F.CosBackward0, save_self=True)
 
 
 def relu(self):
+    if self._dtype is _dtypes.bool:
+        raise RuntimeError(msg.BOOL_RELU)
     d = self._data
     if d.dtype.kind != "f":
         return _unary(F.ReluBackward0, self, self._xp.maximum(d, d.dtype.type(0)), result=True)
@@ -343,6 +372,8 @@ def relu(self):
 
 
 def abs(self):  # noqa: A001
+    if self._dtype is _dtypes.bool:
+        raise NotImplementedError(msg.bool_not_implemented("abs", self._device))
     return _unary(F.AbsBackward0, self, self._xp.abs(self._data), save_self=True)
 
 
@@ -363,10 +394,10 @@ def clamp(self, min=None, max=None):  # noqa: A002
 
 def softplus(self, beta=1.0, threshold=20.0):
     xp = self._xp
-    z = self._data * beta
-    with np.errstate(over="ignore"):
-        soft = xp.log1p(xp.exp(-xp.abs(z))) + xp.maximum(z, 0)
-    data = xp.where(z > threshold, self._data, soft / beta).astype(self._data.dtype, copy=False)
+    x = F.opmath(self._data)
+    z = x * beta
+    soft = xp.log1p(xp.exp(-xp.abs(z))) + xp.maximum(z, 0)
+    data = xp.where(z > threshold, x, soft / beta).astype(self._data.dtype, copy=False)
     return _unary(F.SoftplusBackward0, self, data, save_self=True, beta=beta, threshold=threshold)
 
 
@@ -439,18 +470,24 @@ def sum(self, dim=_ALL, keepdim=_ALL, *, dtype=None):  # noqa: A001
 
 def mean(self, dim=_ALL, keepdim=_ALL, *, dtype=None):
     dim, keepdim = _reduction_args("mean", dim, keepdim)
-    if not self._dtype.is_floating_point and dtype is None:
-        raise RuntimeError(
-            "mean(): could not infer output dtype. Input dtype must be either a floating point "
-            f"or complex dtype. Got: {_dtypes.SCALAR_TYPE_NAME[self._dtype]}"
-        )
+    out_dtype = dtype or self._dtype  # PyTorch averages in `dtype` when one is given
+    if not out_dtype.is_floating_point:
+        which = "Input" if dtype is None else "Optional"
+        raise RuntimeError(msg.mean_dtype(which, _dtypes.SCALAR_TYPE_NAME[out_dtype]))
     data = self._data
+    acc = None if out_dtype is self._dtype else out_dtype.np  # None: float16 sums in float32
     if dim is _ALL:
-        result = _arr(data.mean(), self._dtype)
+        result = _arr(_mean(data, None, False, acc), out_dtype)
         return _unary_shape(F.MeanBackward0, self, result, shape=data.shape)
     dims = _dims("mean", dim, data.ndim)
-    result = _arr(data.mean(axis=dims, keepdims=keepdim), self._dtype)
+    result = _arr(_mean(data, dims, keepdim, acc), out_dtype)
     return _unary_shape(F.MeanBackward1, self, result, shape=data.shape, dims=dims, keepdim=keepdim)
+
+
+def _mean(data, axis, keepdims, dtype):
+    if data.size == 0:  # 0 / 0 is nan, where NumPy's mean warns "Mean of empty slice"
+        return data.sum(axis=axis, keepdims=keepdims, dtype=dtype) / 0
+    return data.mean(axis=axis, keepdims=keepdims, dtype=dtype)
 
 
 def _unary_shape(node_cls, self, data, **kw):
@@ -541,6 +578,8 @@ def _argmin_keep(a, axis, keepdims):
 
 
 def _arg_extreme(self, name, dim, keepdim):
+    if self._dtype is _dtypes.bool:
+        raise RuntimeError(msg.BOOL_ARG.format(name))
     data = self._data
     if not isinstance(keepdim, builtins.bool):
         raise TypeError(msg.must_be_bool(name, "keepdim", 2, keepdim))
@@ -892,7 +931,12 @@ def t(self):
 
 
 def T(self):
-    return _perm_view(self, tuple(reversed(range(self._data.ndim))), F.PermuteBackward0)
+    nd = self._data.ndim
+    if nd == 0:  # PyTorch warns once per process for each of the two deprecations
+        warn(msg.T_ON_ZERO_DIM, once_key="T-on-0-d")
+    elif nd != 2:
+        warn(msg.T_NOT_2D, once_key="T-not-2-d")
+    return _perm_view(self, tuple(reversed(range(nd))), F.PermuteBackward0)
 
 
 def transpose(self, dim0, dim1):
@@ -1386,7 +1430,10 @@ def copy_(self, src, non_blocking=False):
             out._grad_fn = F.CopyBackwards((old._edge(), _edge(src_t)), meta, src_device)
         return out
 
-    return _inplace(self, op, others=(src_t,))
+    # As PyTorch's copy_: a value is recorded only into a floating-point tensor (an integer
+    # tensor filled from one that requires grad stays a plain leaf).
+    tracked_src = src_t if self._dtype.is_floating_point else None
+    return _inplace(self, op, others=(tracked_src,))
 
 
 def _random_fill(node_cls, sample):
@@ -1487,9 +1534,13 @@ def cat(tensors, dim=0):
 
 
 def where(condition, input, other):  # noqa: A002
+    if condition._dtype is not _dtypes.bool:
+        raise RuntimeError(msg.where_condition(_dtypes.SCALAR_TYPE_NAME[condition._dtype]))
+    # Python (or NumPy) numbers on either side promote as in a binary op; with two numbers
+    # the result takes the default dtype of their category, on the condition's device.
     ref = input if isinstance(input, Tensor) else other
     if not isinstance(ref, Tensor):
-        raise TypeError("where(): expected at least one tensor among input and other")
+        ref = condition
     dtype = _dtypes.result_type(*(x for x in (input, other)))
     a = _as_operand(input, dtype, ref._device)
     b = _as_operand(other, dtype, ref._device)
@@ -1505,3 +1556,51 @@ def where(condition, input, other):  # noqa: A002
         node.save(condition=condition)
         out._grad_fn = node
     return out
+
+
+# -- NumPy's floating-point warnings -------------------------------------------------------
+
+
+try:  # NumPy 2 keeps its floating-point error state in a context variable
+    from numpy._core import _ufunc_config, umath
+
+    _FP_STATE, _FP_IGNORE = _ufunc_config._extobj_contextvar, umath._make_extobj(all="ignore")
+except (ImportError, AttributeError):  # older NumPy: np.errstate below
+    _FP_STATE = None
+
+
+def _quiet(fn):
+    """fn with NumPy's floating-point errors ignored. Setting NumPy 2's context variable
+    directly costs a tenth of a microsecond per op, np.errstate half a microsecond."""
+    if _FP_STATE is None:
+
+        @functools.wraps(fn)
+        def quietly(*args, **kwargs):
+            with np.errstate(all="ignore"):
+                return fn(*args, **kwargs)
+
+        return quietly
+
+    @functools.wraps(fn)
+    def quietly(*args, **kwargs):
+        token = _FP_STATE.set(_FP_IGNORE)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _FP_STATE.reset(token)
+
+    return quietly
+
+
+def quiet_functions(namespace):
+    """Run every public function of a module with NumPy's floating-point warnings off.
+
+    NumPy warns (RuntimeWarning) on overflow, invalid casts, 0 ** -1 or 0 / 0, where PyTorch
+    silently gives inf or nan. CuPy never warns, so this is harmless on the GPU."""
+    module = namespace["__name__"]
+    for name, fn in list(namespace.items()):
+        if isinstance(fn, types.FunctionType) and fn.__module__ == module and name[0] != "_":
+            namespace[name] = _quiet(fn)
+
+
+quiet_functions(globals())

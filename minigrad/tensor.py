@@ -67,6 +67,9 @@ class Tensor:
     _view_version = 0  # the version this view's grad_fn was made at
     _view_flags = None  # "no_grad" or "multi:<op>" for views PyTorch won't write through
     _accumulator = None  # the leaf's AccumulateGrad node, made on first use
+    # As PyTorch's: NumPy scalars and arrays defer to the tensor's reflected operators, so
+    # `np.float64(.5) * t` is a tensor (not an ndarray made through __array__).
+    __array_priority__ = 1000
 
     # -- construction ------------------------------------------------------------------
     def __new__(cls, *args, **kwargs):
@@ -77,8 +80,9 @@ class Tensor:
 
     @classmethod
     def _make(cls, data, device=CPU, dtype=None):
-        """A fresh leaf holding `data` (no copy)."""
-        if isinstance(data, np.generic):  # NumPy gives some 0-d results as scalars: keep arrays
+        """A fresh leaf holding `data` (no copy). Every tensor is made here, so this is where
+        NumPy's 0-d results, which come back as NumPy scalars, become 0-d arrays again."""
+        if isinstance(data, np.generic):
             data = np.asarray(data)
         t = object.__new__(cls)
         t._data = data
@@ -91,10 +95,8 @@ class Tensor:
 
     @classmethod
     def _wrap(cls, data, device=None):
-        if isinstance(data, np.generic):  # NumPy turns 0-d results into scalars
-            data = np.asarray(data)
         if device is None:
-            device = CPU if isinstance(data, np.ndarray) else _device_of_array(data)
+            device = CPU if isinstance(data, (np.ndarray, np.generic)) else _device_of_array(data)
         return Tensor._make(data, device)
 
     # -- autograd state ----------------------------------------------------------------
@@ -260,6 +262,8 @@ class Tensor:
 
     @data.setter
     def data(self, value):
+        if self.requires_grad and not value._dtype.is_floating_point:
+            raise RuntimeError(msg.DATA_NOT_FLOATING)
         self._data = value._data
         self._dtype = value._dtype
         self._device = value._device
@@ -343,6 +347,13 @@ class Tensor:
         )
 
     __str__ = __repr__
+
+    def __format__(self, format_spec):
+        # As PyTorch: a 0-d plain tensor formats as its Python number (f"{loss:.3f}"), with
+        # no requires-grad warning; anything else falls back to object's (str, or TypeError).
+        if self._data.ndim == 0 and type(self) is Tensor:
+            return self._data.item().__format__(format_spec)
+        return object.__format__(self, format_spec)
 
     def __hash__(self):
         return id(self)

@@ -10,5 +10,6 @@ from autograder.catalogue import (  # noqa: F401
     rebuild,
     values,
     values_autograd,
+    values_scalars,
     values_training,
 )

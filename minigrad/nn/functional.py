@@ -219,3 +219,6 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
         node.save(self=input, target=target)
         out._grad_fn = node
     return out
+
+
+ops.quiet_functions(globals())
