@@ -90,6 +90,8 @@ class RsubBackward1(Node):
 
 
 class MulBackward0(_Binary):
+    declared_saved = ("self", "other")
+
     def apply(self, g):
         s = self.unpack()
         ga = with_number(operator.mul, g, s["other"]) if self.next_functions[0][0] else None
@@ -98,6 +100,8 @@ class MulBackward0(_Binary):
 
 
 class DivBackward0(_Binary):
+    declared_saved = ("self", "other")
+
     def apply(self, g):
         s = self.unpack()
         other = s["other"]
@@ -112,6 +116,10 @@ class PowBackward0(Node):
     def __init__(self, edges, exponent):
         super().__init__(edges)
         self.exponent = exponent
+
+    @property
+    def _saved_exponent(self):  # a plain number: PyTorch keeps it readable after backward
+        return self.exponent
 
     def apply(self, g):
         x = self.unpack()["self"]

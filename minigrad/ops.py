@@ -19,6 +19,7 @@ from . import functions as F
 from ._size import wrap_dim
 from ._warnings import warn
 from .autograd import grad_mode
+from .autograd.graph import WrappedNumber
 from .tensor import Tensor
 
 _NO_EDGE = (None, 0)
@@ -138,7 +139,7 @@ def _scalar_result(self, data, node_cls, save_other=None):
     if grad_mode._enabled and (self._requires_grad or self.grad_fn is not None):
         node = node_cls((self._edge(), _NO_EDGE), (self._data.shape, self._data.dtype), None)
         if save_other is not None:
-            node._saved = {"other": save_other}
+            node._saved = {"other": WrappedNumber(save_other)}
         out._grad_fn = node
     return out
 
@@ -207,7 +208,7 @@ def mul(self, other):
         if isinstance(other, Tensor) and other.requires_grad:
             save["self"] = self
         if self.requires_grad:
-            save["other"] = other
+            save["other"] = other if isinstance(other, Tensor) else WrappedNumber(other)
     data = a * b if isinstance(other, Tensor) else F.with_number(operator.mul, a, b)
     return _binary(F.MulBackward0, self, other, _arr(data, dtype), dtype, device, save=save)
 
@@ -225,7 +226,7 @@ def div(self, other):
     data = _arr(data, dtype)
     save = {}
     if _needs_grad(self, other):
-        save["other"] = other
+        save["other"] = other if isinstance(other, Tensor) else WrappedNumber(other)
         if isinstance(other, Tensor) and other.requires_grad:
             save["self"] = self
     return _binary(F.DivBackward0, self, other, data, dtype, device, save=save)

@@ -8,6 +8,7 @@ import pytest
 import torch
 
 import minigrad
+from minigrad.autograd.graph import Saved
 
 
 def test_import_minigrad_never_imports_torch():
@@ -56,7 +57,47 @@ def test_freed_nodes_drop_their_arrays():
     y = a.exp()
     node = y.grad_fn
     y.sum().backward()
-    assert node._saved is None  # the saved result array is no longer referenced
+    saved = node._saved.values()  # only the names are left, no saved result array
+    assert not any(isinstance(s, Saved) for s in saved)
+
+
+SAVED_ATTRIBUTE_CASES = {
+    "a * 2": lambda T, a: a * 2,  # the number is saved as PyTorch's wrapped tensor(2)
+    "a * 2.5": lambda T, a: a * 2.5,  # float64 when wrapped
+    "a / 2": lambda T, a: a / 2,
+    "2 / a": lambda T, a: 2 / a,
+    "a * b": lambda T, a: a * T.tensor([3.0, 4.0]),  # `self` is declared, not saved: None
+    "a ** 2": lambda T, a: a**2,  # the exponent is a plain number, readable after backward
+    "2 ** a": lambda T, a: 2**a,
+    "a.sigmoid()": lambda T, a: a.sigmoid(),
+}
+
+
+def _saved_attributes(node) -> dict:
+    """What `_saved_*` attributes a student can list and read, before or after backward."""
+    seen = {}
+    for name in (n for n in dir(node) if n.startswith("_saved_") and n != "_saved_versions"):
+        try:
+            value = getattr(node, name)
+        except RuntimeError as err:
+            seen[name] = "freed" if "freed" in str(err) else str(err)
+        else:
+            is_tensor = hasattr(value, "_version")
+            seen[name] = (str(value.dtype).split(".")[-1], value.tolist()) if is_tensor else value
+    return seen
+
+
+@pytest.mark.parametrize("name", SAVED_ATTRIBUTE_CASES)
+def test_saved_attributes_match_torch_before_and_after_backward(name):
+    """The graph pictures draw a node's saved tensors from these attributes, on both engines."""
+    seen = {}
+    for T in (torch, minigrad):
+        a = T.tensor([1.0, 2.0], requires_grad=True)
+        y = SAVED_ATTRIBUTE_CASES[name](T, a)
+        before = _saved_attributes(y.grad_fn)
+        y.sum().backward()
+        seen[T.__name__] = before, _saved_attributes(y.grad_fn)
+    assert seen["minigrad"] == seen["torch"]
 
 
 def test_autograd_grad_does_not_touch_dot_grad():

@@ -10,6 +10,8 @@ import itertools
 import re
 import weakref
 
+import numpy as np
+
 from .. import _messages as msg
 
 _SUFFIX = re.compile(r"Backward\d*$")
@@ -38,6 +40,28 @@ class Saved:
         return self.tensor_ref() if self.is_output else self.tensor_ref
 
 
+class WrappedNumber:
+    """A Python number that PyTorch turned into a 0-d tensor before the op (`x * 2` multiplies
+    by `tensor(2)`). The node computes with the number, shows the tensor as `_saved_<name>`
+    (int64, float64 or bool, as PyTorch wraps them) and frees it with the saved tensors."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    @property
+    def tensor(self):
+        from .. import _dtypes, factories
+
+        v = self.value
+        kind = "b" if isinstance(v, (bool, np.bool_)) else np.asarray(v).dtype.kind
+        dtype = {"b": _dtypes.bool, "i": _dtypes.int64, "u": _dtypes.int64}.get(kind)
+        return factories.tensor(v, dtype=dtype or _dtypes.float64)
+
+
+_FREED = object()  # what backward() leaves of a saved tensor: the name, not the memory
+
 _sequence = itertools.count()
 
 
@@ -52,6 +76,9 @@ class Node:
         "__weakref__",
     )
     n_outputs = 1
+    # Saved names PyTorch's node declares even when this call saved nothing under them
+    # (MulBackward0 keeps `self` only when `other` requires grad): they read as None.
+    declared_saved = ()
     # How many in-place writes PyTorch's backward formula makes into the fresh gradient it
     # returns (masked_fill_, scatter_, ...): a leaf's .grad that takes it over shows them
     # as its _version.
@@ -98,6 +125,8 @@ class Node:
                 if s.counter.value != s.version:
                     raise RuntimeError(self._version_error(s))
                 out[key] = s.data
+            elif isinstance(s, WrappedNumber):
+                out[key] = s.value
             else:
                 out[key] = s
         return out
@@ -108,27 +137,33 @@ class Node:
         return msg.version_mismatch(s.type_name, s.data.shape, producer, s.counter.value, s.version)
 
     def release(self):
+        """Drop the saved tensors (plain numbers such as an exponent stay readable, as in
+        PyTorch); their names stay, and reading one says that backward() freed it."""
         if self._saved is not None:
-            self._saved = None
+            self._saved = {
+                k: _FREED if isinstance(s, (Saved, WrappedNumber)) else s
+                for k, s in self._saved.items()
+            }
             self._freed = True
 
     def __getattr__(self, name):
         # PyTorch exposes saved values as `_saved_<name>` attributes.
         if name.startswith("_saved_") and name != "_saved_versions":
-            saved = object.__getattribute__(self, "_saved")
-            if object.__getattribute__(self, "_freed"):
-                raise RuntimeError(msg.SECOND_BACKWARD)
+            saved = object.__getattribute__(self, "_saved") or {}
             key = name[len("_saved_") :]
-            if saved and key in saved:
+            if key in saved:
                 s = saved[key]
-                return s.tensor if isinstance(s, Saved) else s
+                if s is _FREED:
+                    raise RuntimeError(msg.SECOND_BACKWARD)
+                return s.tensor if isinstance(s, (Saved, WrappedNumber)) else s
+            if key in type(self).declared_saved:
+                return None
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __dir__(self):
-        names = list(super().__dir__())
-        if self._saved:
-            names += ["_saved_" + k for k in self._saved]
-        return names
+        names = set(super().__dir__())
+        names.update("_saved_" + k for k in (*(self._saved or ()), *self.declared_saved))
+        return sorted(names)
 
     @property
     def _saved_versions(self):
