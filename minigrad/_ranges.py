@@ -100,7 +100,14 @@ def linspace_values(start, end, steps, np_dtype):
 
 
 def arange_size(start, end, step, np_dtype):
-    """PyTorch's length: ceil((end - start) / step) in double (exactly for int64)."""
+    """PyTorch's length: ceil((end - start) / step) in double (exactly for int64), after
+    PyTorch's checks of the range."""
+    if not all(math.isfinite(v) for v in (start, end)):
+        raise RuntimeError(f"unsupported range: {start:g} -> {end:g}")  # C++ stream format
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if np.dtype(np_dtype) == np.int64:
         s, e, d = int(start), int(end), int(step)
         sign = (d > 0) - (d < 0)

@@ -47,8 +47,12 @@ def _infer_dtype(values):
             d = _dtypes.bool
         elif isinstance(v, builtins.int):
             d = _dtypes.int64
-        else:
+        elif isinstance(v, builtins.float):
             d = _dtypes.float32
+        elif isinstance(v, str):
+            raise TypeError("new(): invalid data type 'str'")
+        else:  # NumPy would turn None into nan
+            raise RuntimeError(f"Could not infer dtype of {type(v).__name__}")
         out = d if out is None else _dtypes.promote(out, d)
     return out or _dtypes.float32
 

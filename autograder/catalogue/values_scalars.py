@@ -214,6 +214,11 @@ def linspace_and_arange_exact_values(T, record, rng):
     )
     record.call("T.arange(lo, 40 * hi, 1/m)", lambda: T.arange(lo, 40 * hi, 1 / m, device=dev))
     record.call("T.arange(-k, 3 * m, 2)", lambda: T.arange(-k, 3 * m, 2, device=dev))
+    # ranges PyTorch refuses instead of returning an empty tensor
+    record.call("T.arange(k, -k)", lambda: T.arange(k, -k, device=dev))
+    record.call("T.arange(-k, k, -1/m)", lambda: T.arange(-k, k, -1 / m, device=dev))
+    record.call("T.arange(0, k, 0)", lambda: T.arange(0, k, 0, device=dev))
+    record.call("T.arange(lo, inf)", lambda: T.arange(lo, float("inf"), device=dev))
 
 
 # -- N2: tensor() of NumPy scalars keeps their dtypes ---------------------------------------------
@@ -243,6 +248,9 @@ def tensor_of_numpy_scalars(T, record, rng):
         ("[np.float64, 0-d int tensor]", [np.float64(x), T.tensor(k)]),
     ]
     for label, data in cases:
+        record.call(f"T.tensor({label})", lambda data=data: T.tensor(data, device=dev))
+    # data with no dtype is refused (NumPy would make None a nan)
+    for label, data in [("None", None), ("[x, None]", [x, None]), ("[k, 'a']", [k, "a"])]:
         record.call(f"T.tensor({label})", lambda data=data: T.tensor(data, device=dev))
     # factories that read numbers as Python scalars: NumPy floats give the default float32
     record.call("T.full((2,), np.float64)", lambda: T.full((2,), np.float64(x), device=dev))
