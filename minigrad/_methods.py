@@ -1,15 +1,8 @@
 """Attach the operations of ops.py to Tensor as methods and operators."""
 
 from . import _dtypes, ops
+from .ops import quiet_operator
 from .tensor import Tensor
-
-
-def _swap(fn):
-    def reflected(self, other):
-        return fn(self, other)
-
-    return reflected
-
 
 _METHODS = {
     # arithmetic
@@ -20,16 +13,16 @@ _METHODS = {
     "pow": ops.pow,
     "neg": ops.neg,
     "reciprocal": ops.reciprocal,
-    "__add__": ops.add,
-    "__radd__": _swap(ops.add),
-    "__sub__": ops.sub,
-    "__rsub__": ops.rsub,
-    "__mul__": ops.mul,
-    "__rmul__": _swap(ops.mul),
-    "__truediv__": ops.div,
-    "__rtruediv__": ops.rdiv,
-    "__pow__": ops.pow,
-    "__rpow__": ops.rpow,
+    "__add__": quiet_operator(ops.add),
+    "__radd__": quiet_operator(ops.add),  # a + b and b + a record the same node
+    "__sub__": quiet_operator(ops.sub),
+    "__rsub__": quiet_operator(ops.rsub),
+    "__mul__": quiet_operator(ops.mul),
+    "__rmul__": quiet_operator(ops.mul),
+    "__truediv__": quiet_operator(ops.div),
+    "__rtruediv__": quiet_operator(ops.rdiv),
+    "__pow__": quiet_operator(ops.pow),
+    "__rpow__": quiet_operator(ops.rpow),
     "__neg__": ops.neg,
     "__matmul__": ops.matmul,
     # in-place

@@ -19,7 +19,6 @@ from . import functions as F
 from ._size import wrap_dim
 from ._warnings import warn
 from .autograd import grad_mode
-from .autograd.graph import WrappedNumber
 from .tensor import Tensor
 
 _NO_EDGE = (None, 0)
@@ -136,10 +135,14 @@ def _scalar_fast_path(self, other):
 
 def _scalar_result(self, data, node_cls, save_other=None):
     out = Tensor._make(data, self._device, self._dtype)
-    if grad_mode._enabled and (self._requires_grad or self.grad_fn is not None):
+    # grad_fn (a property: a view may rebuild its history) only when the fields cannot tell
+    records = self._requires_grad or self._grad_fn is not None
+    if not records and self._base is not None:
+        records = self.grad_fn is not None
+    if records and grad_mode._enabled:
         node = node_cls((self._edge(), _NO_EDGE), (self._data.shape, self._data.dtype), None)
         if save_other is not None:
-            node._saved = {"other": WrappedNumber(save_other)}
+            node._saved = {"other": save_other}
         out._grad_fn = node
     return out
 
@@ -197,7 +200,10 @@ def rsub(self, other, *, alpha=1):
 def mul(self, other):
     if _scalar_fast_path(self, other):
         data = self._data
-        data = data * other if data.dtype != F.HALF else F.with_number(operator.mul, data, other)
+        if self._dtype is _dtypes.float16:
+            data = F.with_number(operator.mul, data, other)
+        else:
+            data = data * other
         return _scalar_result(self, data, F.MulBackward0, save_other=other)
     p = _prepare(self, other)
     if p is NotImplemented:
@@ -208,7 +214,7 @@ def mul(self, other):
         if isinstance(other, Tensor) and other.requires_grad:
             save["self"] = self
         if self.requires_grad:
-            save["other"] = other if isinstance(other, Tensor) else WrappedNumber(other)
+            save["other"] = other
     data = a * b if isinstance(other, Tensor) else F.with_number(operator.mul, a, b)
     return _binary(F.MulBackward0, self, other, _arr(data, dtype), dtype, device, save=save)
 
@@ -226,7 +232,7 @@ def div(self, other):
     data = _arr(data, dtype)
     save = {}
     if _needs_grad(self, other):
-        save["other"] = other if isinstance(other, Tensor) else WrappedNumber(other)
+        save["other"] = other
         if isinstance(other, Tensor) and other.requires_grad:
             save["self"] = self
     return _binary(F.DivBackward0, self, other, data, dtype, device, save=save)
@@ -282,8 +288,8 @@ def rpow(self, base):
     data = _arr(_power(b, a, dtype), dtype)
     out = _result(data, device)
     if _needs_grad(self):
-        out._grad_fn = F.PowBackward2((self._edge(),))
-        out._grad_fn.save(self=base, exponent=self)
+        out._grad_fn = F.PowBackward2((self._edge(),), base)
+        out._grad_fn.save(exponent=self)
         out._grad_fn.save_output("result", out)
     return out
 
@@ -1591,6 +1597,28 @@ def _quiet(fn):
             _FP_STATE.reset(token)
 
     return quietly
+
+
+def quiet_operator(fn):
+    """fn(self, other) with NumPy's floating-point warnings off, for Tensor's arithmetic
+    operators: they are the hot path, and a wrapper of fixed arity costs half as much."""
+    raw = getattr(fn, "__wrapped__", fn)
+    if _FP_STATE is None:
+
+        def quietly(self, other):
+            with np.errstate(all="ignore"):
+                return raw(self, other)
+
+    else:
+
+        def quietly(self, other):
+            token = _FP_STATE.set(_FP_IGNORE)
+            try:
+                return raw(self, other)
+            finally:
+                _FP_STATE.reset(token)
+
+    return functools.wraps(raw)(quietly)
 
 
 def quiet_functions(namespace):

@@ -119,9 +119,18 @@ def run_backward(roots, root_grads, retain_graph, capture=None):
     captured = {}
     # Gradients at edge points (log at 0, sqrt at 0) are inf/nan without warnings, as in
     # PyTorch.
+    # One ready node is held outside the heap: in a chain it is the only candidate, and the
+    # heap's push and pop are saved. It joins the heap when others are waiting.
+    following = None
     with grad_mode.no_grad(), np.errstate(all="ignore"):
-        while ready:
-            node = pop(ready)[2]
+        while ready or following is not None:
+            if following is None:
+                node = pop(ready)[2]
+            elif ready:
+                node = heapq.heappushpop(ready, (-following._seq, id(following), following))[2]
+            else:
+                node = following
+            following = None
             slots = buffers.pop(node)
             if len(slots) == 1:
                 grads = [slots[0][0]]
@@ -155,17 +164,21 @@ def run_backward(roots, root_grads, retain_graph, capture=None):
                     slots = buffers.get(nxt)
                     if slots is None:
                         slots = buffers[nxt] = [None] * nxt.n_outputs
-                    if slots[nr] is None:
-                        slots[nr] = _slot(g, incoming, incoming_version, node)
-                    else:
+                    if slots[nr] is not None:
                         _add_into(slots[nr], g)
+                    elif g.base is None and g is not incoming:  # the common case, inlined
+                        slots[nr] = [g, True, node.grad_version, True]
+                    else:
+                        slots[nr] = _slot(g, incoming, incoming_version, node)
                 left = deps[nxt] - 1
                 deps[nxt] = left
                 if left == 0:
-                    if nxt in buffers:
-                        push(ready, (-nxt._seq, id(nxt), nxt))
-                    else:
+                    if nxt not in buffers:
                         _skip_branch(nxt, deps, buffers, ready)
+                    elif following is None:
+                        following = nxt
+                    else:
+                        push(ready, (-nxt._seq, id(nxt), nxt))
     return captured
 
 

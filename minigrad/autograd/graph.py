@@ -40,24 +40,15 @@ class Saved:
         return self.tensor_ref() if self.is_output else self.tensor_ref
 
 
-class WrappedNumber:
-    """A Python number that PyTorch turned into a 0-d tensor before the op (`x * 2` multiplies
-    by `tensor(2)`). The node computes with the number, shows the tensor as `_saved_<name>`
-    (int64, float64 or bool, as PyTorch wraps them) and frees it with the saved tensors."""
+def wrapped_number(value):
+    """PyTorch turns a Python number into a 0-d tensor before the op (`x * 2` multiplies by
+    `tensor(2)`: int64, float64 or bool) and saves that tensor; minigrad saves the number
+    and shows it so only when it is read."""
+    from .. import _dtypes, factories
 
-    __slots__ = ("value",)
-
-    def __init__(self, value):
-        self.value = value
-
-    @property
-    def tensor(self):
-        from .. import _dtypes, factories
-
-        v = self.value
-        kind = "b" if isinstance(v, (bool, np.bool_)) else np.asarray(v).dtype.kind
-        dtype = {"b": _dtypes.bool, "i": _dtypes.int64, "u": _dtypes.int64}.get(kind)
-        return factories.tensor(v, dtype=dtype or _dtypes.float64)
+    kind = "b" if isinstance(value, (bool, np.bool_)) else np.asarray(value).dtype.kind
+    dtype = {"b": _dtypes.bool, "i": _dtypes.int64, "u": _dtypes.int64}.get(kind)
+    return factories.tensor(value, dtype=dtype or _dtypes.float64)
 
 
 _FREED = object()  # what backward() leaves of a saved tensor: the name, not the memory
@@ -79,6 +70,9 @@ class Node:
     # Saved names PyTorch's node declares even when this call saved nothing under them
     # (MulBackward0 keeps `self` only when `other` requires grad): they read as None.
     declared_saved = ()
+    # Saved names whose Python numbers PyTorch had wrapped into 0-d tensors (see
+    # wrapped_number). Numbers a node keeps as plain numbers (an exponent) are properties.
+    wrapped_numbers = ()
     # How many in-place writes PyTorch's backward formula makes into the fresh gradient it
     # returns (masked_fill_, scatter_, ...): a leaf's .grad that takes it over shows them
     # as its _version.
@@ -125,8 +119,6 @@ class Node:
                 if s.counter.value != s.version:
                     raise RuntimeError(self._version_error(s))
                 out[key] = s.data
-            elif isinstance(s, WrappedNumber):
-                out[key] = s.value
             else:
                 out[key] = s
         return out
@@ -137,13 +129,9 @@ class Node:
         return msg.version_mismatch(s.type_name, s.data.shape, producer, s.counter.value, s.version)
 
     def release(self):
-        """Drop the saved tensors (plain numbers such as an exponent stay readable, as in
-        PyTorch); their names stay, and reading one says that backward() freed it."""
+        """Drop what was saved; the names stay, and reading one says backward() freed it."""
         if self._saved is not None:
-            self._saved = {
-                k: _FREED if isinstance(s, (Saved, WrappedNumber)) else s
-                for k, s in self._saved.items()
-            }
+            self._saved = dict.fromkeys(self._saved, _FREED)
             self._freed = True
 
     def __getattr__(self, name):
@@ -155,7 +143,9 @@ class Node:
                 s = saved[key]
                 if s is _FREED:
                     raise RuntimeError(msg.SECOND_BACKWARD)
-                return s.tensor if isinstance(s, (Saved, WrappedNumber)) else s
+                if isinstance(s, Saved):
+                    return s.tensor
+                return wrapped_number(s) if key in type(self).wrapped_numbers else s
             if key in type(self).declared_saved:
                 return None
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
