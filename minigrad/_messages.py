@@ -27,6 +27,11 @@ DATA_NOT_FLOATING = (
 RETAIN_GRAD_NO_GRAD = "can't retain_grad on Tensor that has requires_grad=False"
 
 IMPLICIT_GRAD_NON_SCALAR = "grad can be implicitly created only for scalar outputs"
+GRADIENTS_NOT_TENSORS = "gradients can be either Tensors or None, but got {}"
+GRADIENTS_COUNT = "got {} tensors and {} gradients"
+REQUIRES_GRAD_NOT_BOOL = "requires_grad must be a bool"
+REQUIRES_GRAD_ARG_NOT_BOOL = "requires_grad_(): argument 'requires_grad'{} must be bool, not {}"
+DATA_NOT_TENSOR = "Variable data has to be a tensor, but got {}"
 NO_GRAD_FN = "element {} of tensors does not require grad and does not have a grad_fn"
 SECOND_BACKWARD = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -273,6 +278,24 @@ BOOL_ARG = "{}(): does not support bool input"
 
 def bool_not_implemented(op, device):
     return f"\"{op}_{device.type}\" not implemented for 'Bool'"
+
+
+def not_implemented_for(kernel, dtype):
+    """A kernel PyTorch does not dispatch for this dtype: "normal_kernel_cpu" and the like."""
+    from ._dtypes import SCALAR_TYPE_NAME
+
+    return f"\"{kernel}\" not implemented for '{SCALAR_TYPE_NAME[dtype]}'"
+
+
+def cpp_number(value):
+    """A number as C++'s ostream prints it in PyTorch's checks: 3, 3.5, -1e-07, nan."""
+    return format(float(value), "g")
+
+
+MODULE_ASSIGN_BEFORE_INIT = "cannot assign {} before Module.__init__() call"
+SEQUENTIAL_INDEX = "index {} is out of range"
+UNIFORM_RANGE = "uniform_ expects to return a [from, to) range, but found from={} > to={}"
+NORMAL_STD = "normal expects std >= 0.0, but found std {}"
 
 
 BOOL_SUBTRACTION = (

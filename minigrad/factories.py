@@ -195,12 +195,14 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
 
 def rand(*size, dtype=None, device=None, requires_grad=False):
     dtype = dtype or _dtypes.float32
+    ops.check_uniform(dtype, canonical(device))
     data = generator().random(normalize_size(size)).astype(dtype.np)
     return _finish(data, device, dtype, requires_grad)
 
 
 def randn(*size, dtype=None, device=None, requires_grad=False):
     dtype = dtype or _dtypes.float32
+    ops.check_normal(dtype, canonical(device))
     data = generator().standard_normal(normalize_size(size)).astype(dtype.np)
     return _finish(data, device, dtype, requires_grad)
 

@@ -1369,7 +1369,18 @@ relu_ = _inplace_unary(relu)
 exp_ = _inplace_unary(exp)
 sigmoid_ = _inplace_unary(sigmoid)
 tanh_ = _inplace_unary(tanh)
-clamp_ = _inplace_unary(clamp)
+
+
+def clamp_(self, min=None, max=None):  # noqa: A002
+    if min is not None or max is not None:
+        dtype = _dtypes.result_type(self, *(b for b in (min, max) if b is not None))
+        if _dtypes.category(dtype) > _dtypes.category(self._dtype):  # clamp names C++ types
+            raise RuntimeError(
+                msg.cannot_cast_result(
+                    _dtypes.SCALAR_TYPE_NAME[dtype], _dtypes.CPP_NAME[self._dtype]
+                )
+            )
+    return _inplace(self, lambda old: clamp(old, min, max))
 
 
 def zero_(self):
@@ -1437,11 +1448,12 @@ def copy_(self, src, non_blocking=False):
     return _inplace(self, op, others=(tracked_src,))
 
 
-def _random_fill(node_cls, sample):
+def _random_fill(node_cls, sample, check):
     def method(self, *args, **kwargs):
         def op(old):
             from .random import generator
 
+            check(old._dtype, old._device, *args, **kwargs)  # after autograd's refusals
             values = sample(generator(), old._data.shape, *args, **kwargs)
             data = old._xp.asarray(values, dtype=old._data.dtype)
             out = Tensor._make(data, old._device, old._dtype)
@@ -1454,11 +1466,29 @@ def _random_fill(node_cls, sample):
     return method
 
 
+def check_uniform(dtype, device, a=0.0, b=1.0):
+    """PyTorch's uniform_ checks: floating dtypes only, then from <= to."""
+    if not dtype.is_floating_point:
+        raise NotImplementedError(msg.not_implemented_for("check_uniform_bounds", dtype))
+    if a > b:
+        raise RuntimeError(msg.UNIFORM_RANGE.format(msg.cpp_number(a), msg.cpp_number(b)))
+
+
+def check_normal(dtype, device, mean=0.0, std=1.0):
+    """PyTorch's normal_ checks: floating dtypes only, then std >= 0 (NaN fails too)."""
+    if not dtype.is_floating_point:
+        raise NotImplementedError(msg.not_implemented_for(f"normal_kernel_{device.type}", dtype))
+    if not std >= 0.0:
+        raise RuntimeError(msg.NORMAL_STD.format(msg.cpp_number(std)))
+
+
 uniform_ = _random_fill(
-    F.UniformBackward0, lambda g, shape, a=0.0, b=1.0: g.uniform(a, b, size=shape)
+    F.UniformBackward0, lambda g, shape, a=0.0, b=1.0: g.uniform(a, b, size=shape), check_uniform
 )
 normal_ = _random_fill(
-    F.NormalBackward0, lambda g, shape, mean=0.0, std=1.0: g.normal(mean, std, size=shape)
+    F.NormalBackward0,
+    lambda g, shape, mean=0.0, std=1.0: g.normal(mean, std, size=shape),
+    check_normal,
 )
 
 

@@ -1,0 +1,226 @@
+"""Scenarios: variations of the code students run in the course's notebooks (SPEC.md N1, L5, L6,
+L10).
+
+The mistakes a student makes around a training loop: a list or a number as backward's
+`gradient`, `requires_grad = 1`, `.data = ndarray`, a module whose `__init__` forgot
+`super().__init__()`, indexing an `nn.Sequential` past its end, `normal_`/`uniform_` on an
+integer tensor or with reversed bounds, `clamp_` of an integer tensor to float bounds, and the
+object a notebook cell ending in `manual_seed(...)` shows.
+"""
+
+import re
+
+import numpy as np
+
+from autograder.catalogue._data import floats, scalar
+from autograder.scenarios import scenario
+
+LECTURE = "course/02_leaf_nodes.ipynb"
+CAPSTONE = "course/07_capstone.ipynb"
+
+
+# -- L6: what backward accepts as its gradient --------------------------------------------------
+
+
+@scenario(
+    id="values.backward_gradient_must_be_tensors",
+    rules=["L6"],
+    topic="values",
+    lecture=f"{LECTURE}#backward-errors",
+)
+def backward_gradient_must_be_tensors(T, record, rng):
+    dev = record.device
+    n = int(rng.integers(2, 5))
+    values = floats(rng, n)
+    weights = floats(rng, n)
+    k = scalar(rng)
+
+    def run(gradient, *, total=False):
+        a = T.tensor(values, requires_grad=True, device=dev)
+        y = (a * k).sum() if total else a * k
+        y.backward(gradient)
+        return a.grad
+
+    ones = weights  # a list of numbers: refused, PyTorch takes no list as a gradient
+    record.call("y.backward(list of floats)", lambda: run(ones))
+    record.call("y.backward(ndarray)", lambda: run(np.array(weights)))
+    record.call("y.sum().backward(float)", lambda: run(k, total=True))
+    record.call("y.sum().backward(int)", lambda: run(int(k) + 1, total=True))
+    record.call("y.sum().backward(np.float32)", lambda: run(np.float32(k), total=True))
+    # a sequence of Tensors (or None), one per output, is what PyTorch accepts
+    record.call("y.backward([tensor])", lambda: run([T.tensor(weights, device=dev)]))
+    record.call("y.backward((tensor,))", lambda: run((T.tensor(weights, device=dev),)))
+    record.call("y.sum().backward([None])", lambda: run([None], total=True))
+    record.call("y.sum().backward([])", lambda: run([], total=True))
+
+    def grad_of(outputs):
+        a = T.tensor(values, requires_grad=True, device=dev)
+        return T.autograd.grad((a * k).sum(), a, grad_outputs=outputs)
+
+    record.call("autograd.grad(grad_outputs=[float])", lambda: grad_of([k]))
+    record.call("autograd.grad(grad_outputs=[tensor])", lambda: grad_of([T.tensor(k, device=dev)]))
+
+
+# -- L5/L10: requires_grad takes a bool, .data and .grad take tensors -------------------------
+
+
+@scenario(
+    id="values.requires_grad_and_data_take_their_types",
+    rules=["L5", "L10"],
+    topic="values",
+    lecture=f"{LECTURE}#dot-data",
+)
+def requires_grad_and_data_take_their_types(T, record, rng):
+    dev = record.device
+    values = floats(rng, (2, 3))
+
+    def fresh():
+        return T.tensor(values, device=dev)
+
+    def set_flag(flag):
+        t = fresh()
+        t.requires_grad = flag
+        return t
+
+    for label, flag in [
+        ("1", 1),
+        ("0", 0),
+        ("'yes'", "yes"),
+        ("None", None),
+        ("np.True_", np.True_),
+        ("True", True),
+    ]:
+        record.call(f"t.requires_grad = {label}", lambda flag=flag: set_flag(flag))
+        record.call(f"t.requires_grad_({label})", lambda flag=flag: fresh().requires_grad_(flag))
+    record.call(
+        "t.requires_grad_(requires_grad=1)", lambda: fresh().requires_grad_(requires_grad=1)
+    )
+    record.call("t.requires_grad_()", lambda: fresh().requires_grad_())
+    nonleaf = T.tensor(values, requires_grad=True, device=dev) * scalar(rng)
+    record.call("nonleaf.requires_grad = 1", lambda: setattr(nonleaf, "requires_grad", 1))
+
+    def set_data(value):
+        t = T.tensor(values, requires_grad=True, device=dev)
+        t.data = value
+        return t
+
+    new = floats(rng, (2, 3))
+    record.call(".data = list", lambda: set_data(new))
+    record.call(".data = ndarray", lambda: set_data(np.array(new)))
+    record.call(".data = float", lambda: set_data(scalar(rng)))
+    record.call(".data = tensor", lambda: set_data(T.tensor(new, device=dev)))
+
+    def set_grad(value):
+        t = T.tensor(values, requires_grad=True, device=dev)
+        t.grad = value
+        return t.grad
+
+    record.call(".grad = ndarray", lambda: set_grad(np.array(new, dtype=np.float32)))
+    record.call(".grad = list", lambda: set_grad(new))
+
+
+# -- N1: random fills refuse integer tensors and reversed bounds ---------------------------------
+
+
+@scenario(
+    id="values.random_fills_check_dtype_and_bounds",
+    rules=["N1"],
+    topic="values",
+    lecture="course/01_tensors_memory.ipynb#creating-tensors",
+)
+def random_fills_check_dtype_and_bounds(T, record, rng):
+    dev = record.device
+    n = int(rng.integers(2, 5))
+    lo = round(scalar(rng, -2, 0), 2)
+    hi = round(scalar(rng, 0.5, 3), 2)
+    for name in ("int64", "int32", "bool"):
+        dtype = getattr(T, name)
+        record.call(
+            f"zeros({name}).uniform_()", lambda d=dtype: T.zeros(n, dtype=d, device=dev).uniform_()
+        )
+        record.call(f"rand(dtype={name})", lambda d=dtype: T.rand(n, dtype=d, device=dev))
+        if dev == "cpu":  # the text names the CPU kernel
+            record.call(f"zeros({name}).normal_()", lambda d=dtype: T.zeros(n, dtype=d).normal_())
+            record.call(f"randn(dtype={name})", lambda d=dtype: T.randn(n, dtype=d))
+    t = T.zeros(n, device=dev)
+    record.call(f"uniform_({hi}, {lo})", lambda: t.uniform_(hi, lo))
+    record.call(f"normal_(0, {lo})", lambda: t.normal_(0.0, lo))
+    record.call("normal_(0, nan)", lambda: t.normal_(0.0, float("nan")))
+    record.value("t._version after refused fills", t._version)
+    with T.no_grad():
+        w = T.zeros(n, requires_grad=True, device=dev)
+        record.call(
+            f"uniform_({lo}, {hi}) inside no_grad: shape", lambda: tuple(w.uniform_(lo, hi).shape)
+        )
+    w = T.zeros(n, requires_grad=True, device=dev)
+    record.call(f"leaf.uniform_({hi}, {lo}): the leaf check first", lambda: w.uniform_(hi, lo))
+
+    # clamp_ keeps an integer tensor's dtype, and names it as C++ does
+    i = T.tensor([int(v) for v in rng.integers(-5, 6, size=n)], device=dev)
+    record.call("int64.clamp_(float bounds)", lambda: i.clamp_(lo, hi))
+    record.call(
+        "int32.clamp_(min=float)", lambda: T.zeros(n, dtype=T.int32, device=dev).clamp_(min=lo)
+    )
+    record.call("int64.clamp_(int bounds)", lambda: i.clamp_(int(lo), int(hi) + 1))
+
+
+# -- N1: modules that forgot super().__init__(), Sequential indexing, manual_seed ------------------
+
+
+@scenario(
+    id="values.module_mistakes_and_seed",
+    rules=["N1"],
+    topic="values",
+    lecture=f"{CAPSTONE}#training-loop",
+)
+def module_mistakes_and_seed(T, record, rng):
+    dev = record.device
+    n_in, n_out = (int(v) for v in rng.integers(2, 5, size=2))
+    nn = T.nn
+
+    class ForgotInitLayer(nn.Module):
+        def __init__(self):
+            self.fc = nn.Linear(n_in, n_out)
+
+    class ForgotInitParameter(nn.Module):
+        def __init__(self):
+            self.w = nn.Parameter(T.ones(n_in, device=dev))
+
+    class ForgotInitPlain(nn.Module):
+        def __init__(self):
+            self.scale = n_in  # plain attributes are fine
+
+        def forward(self, x):
+            return x * self.scale
+
+    record.call("Net() assigning a Linear", lambda: ForgotInitLayer())
+    record.call("Net() assigning a Parameter", lambda: ForgotInitParameter())
+    plain = ForgotInitPlain()
+    record.value("plain attribute kept", plain.scale)
+    x = T.tensor(floats(rng, n_in), device=dev)
+    record.call("calling it", lambda: plain(x))
+    record.call("its parameters()", lambda: list(plain.parameters()))
+
+    model = nn.Sequential(nn.Linear(n_in, n_out), nn.ReLU())
+    size = len(model)
+    record.call("model[-1]", lambda: type(model[-1]).__name__)
+    record.call(f"model[{size + n_in}]", lambda: model[size + n_in])
+    record.call(f"model[{-size - n_out}]", lambda: model[-size - n_out])
+    record.call("model['0']", lambda: model["0"])
+
+    # the indexed layer is the model's own: two backward passes accumulate into its .grad
+    with T.no_grad():
+        model[0].weight.copy_(T.tensor(floats(rng, (n_out, n_in), -1, 1), device=dev))
+        model[0].bias.copy_(T.tensor(floats(rng, n_out, -1, 1), device=dev))
+    batch = T.tensor(floats(rng, (3, n_in), -2, 2), device=dev)
+    record.call("model(batch).sum().backward()", lambda: model(batch).sum().backward())
+    record.call(
+        "(model(batch) * n_in).sum().backward()", lambda: (model(batch) * n_in).sum().backward()
+    )
+    record.grad("model[0].weight.grad", model[0].weight)
+    record.grad("model[0].bias.grad", model[0].bias)
+
+    seed = int(rng.integers(0, 1000))
+    generator = T.manual_seed(seed)
+    record.value("repr(manual_seed(seed))", re.sub(r" at 0x[0-9a-fA-F]+", "", repr(generator)))
+    record.value("manual_seed(seed).initial_seed()", generator.initial_seed())
