@@ -287,6 +287,51 @@ def not_implemented_for(kernel, dtype):
     return f"\"{kernel}\" not implemented for '{SCALAR_TYPE_NAME[dtype]}'"
 
 
+FACTORY_SIZE_MISSING = '{}() missing 1 required positional arguments: "size"'
+FACTORY_SIZE_TYPE = "{}(): argument 'size' (position 1) must be tuple of ints, not {}"
+FACTORY_SIZE_ELEMENT = (
+    "{}(): argument 'size' (position 1) must be tuple of ints, but found element of type {} "
+    "at pos {}"
+)
+FACTORY_SIZE_UNPACK = (
+    "{}(): argument 'size' failed to unpack the object at pos {} with error "
+    '"type must be tuple of ints,but got {}"'
+)
+_FACTORY_OPTIONS = (
+    "Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device "
+    "device = None, bool pin_memory = False, bool requires_grad = False)"
+)
+RANDOM_SIZE_MISSING = (
+    "{0}() received an invalid combination of arguments - got (), but expected one of:\n"
+    " * (tuple of ints size, *, torch.Generator generator, " + _FACTORY_OPTIONS + "\n"
+    " * (tuple of ints size, *, " + _FACTORY_OPTIONS + "\n"
+)
+LINSPACE_INVALID = (
+    "linspace() received an invalid combination of arguments - got ({}), but expected one of:\n"
+    + "".join(
+        f" * ({a} start, {b} end, int steps, *, " + _FACTORY_OPTIONS + "\n"
+        for a, b in (
+            ("Tensor", "Tensor"),
+            ("Number", "Tensor"),
+            ("Tensor", "Number"),
+            ("Number", "Number"),
+        )
+    )
+)
+ZEROS_NEGATIVE = "zeros: Dimension size must be non-negative."
+NEGATIVE_DIMENSION = "Trying to create tensor with negative dimension {}: {}"
+EYE_ARG_TYPE = "eye(): argument '{}' (position 1) must be int, not {}"
+EYE_NEGATIVE = "{} must be greater or equal to 0, got {}"
+LINSPACE_NEGATIVE_STEPS = "number of steps must be non-negative"
+
+
+def reshape_ambiguous(shape):
+    return (
+        f"cannot reshape tensor of 0 elements into shape {shape} because the unspecified "
+        "dimension size -1 can be any value and is ambiguous"
+    )
+
+
 def cpp_number(value):
     """A number as C++'s ostream prints it in PyTorch's checks: 3, 3.5, -1e-07, nan."""
     return format(float(value), "g")

@@ -133,29 +133,63 @@ def as_tensor(data, dtype=None, device=None):
     return tensor(data, dtype=dtype, device=device)
 
 
-def _filled(fill, size, dtype, device, requires_grad):
+def _is_int(value):
+    if isinstance(value, Tensor):  # a 0-d integer tensor stands for its number
+        return value.ndim == 0 and not value.dtype.is_floating_point and value.dtype != _dtypes.bool
+    return isinstance(value, (builtins.int, np.integer))
+
+
+def factory_size(name, size):
+    """The shape given to zeros/ones/empty/full/rand/randn, read as PyTorch's argument
+    parser reads `size`: ints only (a float is refused, not truncated), no negative sizes."""
+    if not size:
+        missing = msg.RANDOM_SIZE_MISSING if name in ("rand", "randn") else msg.FACTORY_SIZE_MISSING
+        raise TypeError(missing.format(name))
+    sequence = len(size) == 1 and isinstance(size[0], (tuple, list))
+    items = size[0] if sequence else size
+    for i, s in enumerate(items):
+        if _is_int(s) and not (isinstance(s, builtins.bool) and len(items) == 1):
+            continue
+        # The parser reads the first element to choose the overload, the others to unpack.
+        if i > 0:
+            raise TypeError(msg.FACTORY_SIZE_UNPACK.format(name, i + 1, msg.type_name(s)))
+        if sequence:
+            raise TypeError(msg.FACTORY_SIZE_ELEMENT.format(name, msg.type_name(s), i))
+        raise TypeError(msg.FACTORY_SIZE_TYPE.format(name, msg.type_name(s)))
     shape = normalize_size(size)
+    negative = [s for s in shape if s < 0]
+    if negative:
+        if name == "zeros":
+            raise RuntimeError(msg.ZEROS_NEGATIVE)
+        raise RuntimeError(msg.NEGATIVE_DIMENSION.format(negative[0], list(shape)))
+    return shape
+
+
+def _filled(fill, size, dtype, device, requires_grad, name=None):
+    shape = factory_size(name, size) if name else normalize_size(size)
     dtype = dtype or _dtypes.float32
     return _finish(np.full(shape, fill, dtype=dtype.np), device, dtype, requires_grad)
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
-    return _filled(0, size, dtype, device, requires_grad)
+    return _filled(0, size, dtype, device, requires_grad, "zeros")
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
-    return _filled(1, size, dtype, device, requires_grad)
+    return _filled(1, size, dtype, device, requires_grad, "ones")
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False):
     # Uninitialised in PyTorch; zeros here, so nothing depends on garbage.
-    return _filled(0, size, dtype, device, requires_grad)
+    return _filled(0, size, dtype, device, requires_grad, "empty")
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     if dtype is None:
         dtype = _scalars_dtype(fill_value)
-    return _filled(fill_value, (size,), dtype, device, requires_grad)
+    if not isinstance(size, (tuple, list)):  # full takes a sequence, never a bare int
+        raise TypeError(msg.FACTORY_SIZE_TYPE.format("full", msg.type_name(size)))
+    return _filled(fill_value, (size,), dtype, device, requires_grad, "full")
 
 
 def _like(fill):
@@ -172,6 +206,13 @@ ones_like = _like(1)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
+    for arg, value in (("n", n), ("m", m)):
+        if value is None:
+            continue
+        if not _is_int(value) or isinstance(value, builtins.bool):
+            raise TypeError(msg.EYE_ARG_TYPE.format(arg, msg.type_name(value)))
+        if value < 0:
+            raise RuntimeError(msg.EYE_NEGATIVE.format(arg, value))
     dtype = dtype or _dtypes.float32
     return _finish(np.eye(n, m, dtype=dtype.np), device, dtype, requires_grad)
 
@@ -186,7 +227,13 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     return _finish(data, device, dtype, requires_grad)
 
 
-def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
+def linspace(start, end, steps=None, *, dtype=None, device=None, requires_grad=False):
+    if not _is_int(steps):  # a float number of steps is refused, not truncated
+        given = (start, end) if steps is None else (start, end, steps)
+        got = ", ".join(msg.type_name(v) for v in given)
+        raise TypeError(msg.LINSPACE_INVALID.format(got))
+    if steps < 0:
+        raise RuntimeError(msg.LINSPACE_NEGATIVE_STEPS)
     dtype = dtype or _dtypes.float32
     start, end = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
     data = _ranges.linspace_values(start, end, steps, dtype.np)
@@ -196,14 +243,14 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
 def rand(*size, dtype=None, device=None, requires_grad=False):
     dtype = dtype or _dtypes.float32
     ops.check_uniform(dtype, canonical(device))
-    data = generator().random(normalize_size(size)).astype(dtype.np)
+    data = generator().random(factory_size("rand", size)).astype(dtype.np)
     return _finish(data, device, dtype, requires_grad)
 
 
 def randn(*size, dtype=None, device=None, requires_grad=False):
     dtype = dtype or _dtypes.float32
     ops.check_normal(dtype, canonical(device))
-    data = generator().standard_normal(normalize_size(size)).astype(dtype.np)
+    data = generator().standard_normal(factory_size("randn", size)).astype(dtype.np)
     return _finish(data, device, dtype, requires_grad)
 
 

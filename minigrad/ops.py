@@ -394,6 +394,10 @@ def clamp(self, min=None, max=None):  # noqa: A002
 
 
 def softplus(self, beta=1.0, threshold=20.0):
+    if not self._dtype.is_floating_point:  # PyTorch's kernel has no integer or bool version
+        raise NotImplementedError(
+            msg.not_implemented_for(f"softplus_{self._device.type}", self._dtype)
+        )
     xp = self._xp
     x = F.opmath(self._data)
     z = x * beta
@@ -866,6 +870,8 @@ def _shape_for(self, shape):
     n = 1
     for s in shape:
         n *= s
+    if numel == 0 and -1 in shape:  # -1 next to a 0 could be any size
+        raise RuntimeError(msg.reshape_ambiguous(list(shape)))
     if n != numel or -1 in shape:
         shown = [s for s in shape]
         raise RuntimeError(f"shape '{shown}' is invalid for input of size {numel}")

@@ -224,3 +224,95 @@ def module_mistakes_and_seed(T, record, rng):
     generator = T.manual_seed(seed)
     record.value("repr(manual_seed(seed))", re.sub(r" at 0x[0-9a-fA-F]+", "", repr(generator)))
     record.value("manual_seed(seed).initial_seed()", generator.initial_seed())
+
+
+# -- N1: factories read their sizes as PyTorch's argument parser does ----------------------------
+
+
+@scenario(
+    id="values.factory_sizes_are_ints",
+    rules=["N1"],
+    topic="values",
+    lecture="course/01_tensors_memory.ipynb#creating-tensors",
+)
+def factory_sizes_are_ints(T, record, rng):
+    dev = record.device
+    rows, cols = (int(v) for v in rng.integers(1, 4, size=2))
+    width = float(cols) + 0.5
+    # PyTorch's argument parser words its refusals after the arguments given: the refused
+    # calls pass no device= (they fail before any tensor exists, on every device).
+    for name in ("zeros", "ones", "empty", "rand", "randn"):
+        make = getattr(T, name)
+        record.call(
+            f"{name}({rows}, {cols}).shape",
+            lambda m=make: tuple(m(rows, cols, device=dev).shape),
+        )
+        record.call(f"{name}({rows}, {width})", lambda m=make: m(rows, width))
+        record.call(f"{name}(({rows}, {width}))", lambda m=make: m((rows, width)))
+        record.call(f"{name}([{width}, {rows}])", lambda m=make: m([width, rows]))
+        record.call(f"{name}({width})", lambda m=make: m(width))
+        record.call(f"{name}()", lambda m=make: m())
+        record.call(f"{name}({rows}, {-cols})", lambda m=make: m(rows, -cols))
+        record.call(
+            f"{name}(np.int64({rows})).shape",
+            lambda m=make: tuple(m(np.int64(rows), device=dev).shape),
+        )
+    record.call(
+        f"zeros({rows}, {cols}, dtype=int64)",
+        lambda: T.zeros(rows, cols, dtype=T.int64, device=dev),
+    )
+    record.call(
+        f"ones(({rows},), dtype=float64, requires_grad=True)",
+        lambda: T.ones((rows,), dtype=T.float64, requires_grad=True, device=dev),
+    )
+    fill = scalar(rng)
+    record.call(f"full({rows}, {fill})", lambda: T.full(rows, fill))
+    record.call(f"full(({rows}, {width}), {fill})", lambda: T.full((rows, width), fill))
+    record.call(f"full(({-rows},), {fill})", lambda: T.full((-rows,), fill))
+    record.call(f"full(({rows},), {fill})", lambda: T.full((rows,), fill, device=dev))
+    record.call(f"eye({-rows})", lambda: T.eye(-rows))
+    record.call(f"eye({rows}, {-cols})", lambda: T.eye(rows, -cols))
+    record.call(f"eye({width})", lambda: T.eye(width))
+    record.call(f"eye({rows}, {cols})", lambda: T.eye(rows, cols, device=dev))
+    record.call(f"linspace(0, {fill}, {width})", lambda: T.linspace(0, fill, width))
+    record.call(f"linspace(0, {fill})", lambda: T.linspace(0, fill))
+    record.call(f"linspace(0, {fill}, {-rows})", lambda: T.linspace(0, fill, -rows))
+    record.call(
+        f"linspace(0, {fill}, {rows + 1})", lambda: T.linspace(0, fill, rows + 1, device=dev)
+    )
+
+
+# -- N1: integer softplus, reshaping an empty tensor, comparing a device with a string ------------
+
+
+@scenario(
+    id="values.softplus_empty_reshape_and_device_strings",
+    rules=["N1"],
+    topic="values",
+    lecture="course/01_tensors_memory.ipynb#clone-and-reshape",
+)
+def softplus_empty_reshape_and_device_strings(T, record, rng):
+    dev = record.device
+    n = int(rng.integers(2, 5))
+    i = T.tensor([int(v) for v in rng.integers(-5, 6, size=n)], device=dev)
+    f = T.tensor(floats(rng, n, -3, 3), requires_grad=True, device=dev)
+    if dev == "cpu":  # the text names the CPU kernel
+        record.call("F.softplus(int64)", lambda: T.nn.functional.softplus(i))
+        record.call("F.softplus(bool)", lambda: T.nn.functional.softplus(i > 0))
+    record.call("F.softplus(float)", lambda: T.nn.functional.softplus(f))
+    record.call("F.softplus(int64.float())", lambda: T.nn.functional.softplus(i.float()))
+
+    empty = T.zeros(n, 0, device=dev)
+    record.call(f"zeros({n}, 0).view(-1, 0)", lambda: empty.view(-1, 0))
+    record.call(f"zeros({n}, 0).reshape(0, -1)", lambda: empty.reshape(0, -1))
+    record.call(f"zeros({n}, 0).view(-1, {n})", lambda: empty.view(-1, n))
+    record.call(f"zeros({n}, 0).view(-1)", lambda: empty.view(-1))
+
+    x = T.tensor(floats(rng, n), device=dev)
+    where = str(x.device)
+    record.value("x.device == str(x.device)", x.device == where)
+    record.value("x.device != str(x.device)", x.device != where)
+    record.value("str(x.device) == x.device", where == x.device)
+    record.value("x.device == T.device(str(x.device))", x.device == T.device(where))
+    record.value("x.device in [str(x.device)]", x.device in [where])
+    record.value("x.device.type", x.device.type)
