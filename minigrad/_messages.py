@@ -318,6 +318,7 @@ LINSPACE_INVALID = (
         )
     )
 )
+FACTORY_FLAG_NOT_BOOL = "{}(): argument 'requires_grad' must be bool, not {}"
 ZEROS_NEGATIVE = "zeros: Dimension size must be non-negative."
 NEGATIVE_DIMENSION = "Trying to create tensor with negative dimension {}: {}"
 EYE_ARG_TYPE = "eye(): argument '{}' (position 1) must be int, not {}"

@@ -17,6 +17,15 @@ from .random import generator
 from .tensor import Tensor
 
 
+def _bool_flag(name, requires_grad):
+    """PyTorch's argument parser takes only a bool for requires_grad (not 1); tensor() alone
+    refuses None, which the other factories read as False."""
+    if requires_grad is None and name != "tensor":
+        return
+    if not isinstance(requires_grad, builtins.bool):
+        raise TypeError(msg.FACTORY_FLAG_NOT_BOOL.format(name, msg.type_name(requires_grad)))
+
+
 def _finish(data, device, dtype, requires_grad):
     dev = canonical(device)
     data = to_device_array(data, dev)
@@ -73,6 +82,7 @@ def _to_python(values):
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    _bool_flag("tensor", requires_grad)
     if isinstance(data, Tensor):
         warn(msg.COPY_CONSTRUCT.format(f"{msg.LIB}.tensor"))
         src = data.detach()
@@ -172,19 +182,23 @@ def _filled(fill, size, dtype, device, requires_grad, name=None):
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
+    _bool_flag("zeros", requires_grad)
     return _filled(0, size, dtype, device, requires_grad, "zeros")
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
+    _bool_flag("ones", requires_grad)
     return _filled(1, size, dtype, device, requires_grad, "ones")
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False):
+    _bool_flag("empty", requires_grad)
     # Uninitialised in PyTorch; zeros here, so nothing depends on garbage.
     return _filled(0, size, dtype, device, requires_grad, "empty")
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    _bool_flag("full", requires_grad)
     if dtype is None:
         dtype = _scalars_dtype(fill_value)
     if not isinstance(size, (tuple, list)):  # full takes a sequence, never a bare int
@@ -192,8 +206,9 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     return _filled(fill_value, (size,), dtype, device, requires_grad, "full")
 
 
-def _like(fill):
+def _like(fill, name):
     def like(input, *, dtype=None, device=None, requires_grad=False):  # noqa: A002
+        _bool_flag(name, requires_grad)
         return _filled(
             fill, (input.shape,), dtype or input.dtype, device or input.device, requires_grad
         )
@@ -201,8 +216,8 @@ def _like(fill):
     return like
 
 
-zeros_like = _like(0)
-ones_like = _like(1)
+zeros_like = _like(0, "zeros_like")
+ones_like = _like(1, "ones_like")
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):

@@ -96,6 +96,14 @@ def requires_grad_and_data_take_their_types(T, record, rng):
         "t.requires_grad_(requires_grad=1)", lambda: fresh().requires_grad_(requires_grad=1)
     )
     record.call("t.requires_grad_()", lambda: fresh().requires_grad_())
+    record.call("tensor(values, requires_grad=1)", lambda: T.tensor(values, requires_grad=1))
+    record.call("zeros(2, 3, requires_grad=1)", lambda: T.zeros(2, 3, requires_grad=1))
+    record.call(
+        "full((2,), v, requires_grad=0)", lambda: T.full((2,), values[0][0], requires_grad=0)
+    )
+    record.call(
+        "ones_like(t, requires_grad=None)", lambda: T.ones_like(fresh(), requires_grad=None)
+    )
     nonleaf = T.tensor(values, requires_grad=True, device=dev) * scalar(rng)
     record.call("nonleaf.requires_grad = 1", lambda: setattr(nonleaf, "requires_grad", 1))
 
