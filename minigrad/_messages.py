@@ -326,6 +326,17 @@ EYE_NEGATIVE = "{} must be greater or equal to 0, got {}"
 LINSPACE_NEGATIVE_STEPS = "number of steps must be non-negative"
 
 
+def clamp_mixed_bounds(got):
+    why = "      didn't match because some of the keywords were incorrect: max, min\n"
+    return (
+        f"clamp() received an invalid combination of arguments - got ({got}, ), but expected "
+        "one of:\n * (Tensor min = None, Tensor max = None)\n"
+        + why
+        + " * (Number min = None, Number max = None)\n"
+        + why
+    )
+
+
 def reshape_ambiguous(shape):
     return (
         f"cannot reshape tensor of 0 elements into shape {shape} because the unspecified "

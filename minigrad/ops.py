@@ -378,9 +378,53 @@ def abs(self):  # noqa: A001
     return _unary(F.AbsBackward0, self, self._xp.abs(self._data), save_self=True)
 
 
+def _clamp_overload(min, max):  # noqa: A002
+    """Which of PyTorch's clamp overloads the bounds pick: "tensor" when every given bound is
+    a Tensor, else "number", where a 0-d tensor stands for its number (a larger one is
+    refused)."""
+    given = [b for b in (min, max) if b is not None]
+    if given and builtins.all(isinstance(b, Tensor) for b in given):
+        return "tensor"
+    if builtins.any(isinstance(b, Tensor) and b.ndim > 0 for b in given):
+        got = ", ".join(f"{k}={msg.type_name(v)}" for k, v in (("max", max), ("min", min)))
+        raise TypeError(msg.clamp_mixed_bounds(got))
+    return "number"
+
+
+def _clamp_tensors(self, min, max):  # noqa: A002
+    """clamp with tensor bounds: broadcast, promoted, NaN in any operand propagates."""
+    bounds = [b for b in (min, max) if b is not None]
+    shape = self._data.shape
+    for b in bounds:
+        probe = Tensor._make(self._xp.empty(shape, dtype=bool), self._device)
+        if b._data.shape != shape:
+            _check_broadcast(probe, b)
+            shape = np.broadcast_shapes(shape, b._data.shape)
+        _check_devices(self, b)
+    dtype = _dtypes.result_type(self, *bounds)
+    xp = self._xp
+    data = _as_operand(self, dtype, self._device)
+    lo = None if min is None else _as_operand(min, dtype, self._device)
+    hi = None if max is None else _as_operand(max, dtype, self._device)
+    if lo is not None:
+        data = xp.maximum(data, lo)
+    if hi is not None:
+        data = xp.minimum(data, hi)
+    out = Tensor._make(_arr(xp.broadcast_to(data, shape), dtype), self._device)
+    if _needs_grad(self, min, max) and dtype.is_floating_point:
+        metas = tuple(None if t is None else _meta(t) for t in (self, min, max))
+        node = F.ClampBackward0((self._edge(), _edge(min), _edge(max)), metas)
+        node.save(self=self, min=min, max=max)
+        out._grad_fn = node
+    return out
+
+
 def clamp(self, min=None, max=None):  # noqa: A002
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if _clamp_overload(min, max) == "tensor":
+        return _clamp_tensors(self, min, max)
+    min, max = (b.item() if isinstance(b, Tensor) else b for b in (min, max))
     dtype = _dtypes.result_type(self, *(b for b in (min, max) if b is not None))
     if dtype is not self._dtype:  # an integer tensor clamped to float bounds
         return clamp(to(self, dtype), min, max)
@@ -1378,7 +1422,7 @@ tanh_ = _inplace_unary(tanh)
 
 
 def clamp_(self, min=None, max=None):  # noqa: A002
-    if min is not None or max is not None:
+    if (min is not None or max is not None) and _clamp_overload(min, max) == "number":
         dtype = _dtypes.result_type(self, *(b for b in (min, max) if b is not None))
         if _dtypes.category(dtype) > _dtypes.category(self._dtype):  # clamp names C++ types
             raise RuntimeError(

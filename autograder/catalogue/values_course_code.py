@@ -324,3 +324,47 @@ def softplus_empty_reshape_and_device_strings(T, record, rng):
     record.value("x.device == T.device(str(x.device))", x.device == T.device(where))
     record.value("x.device in [str(x.device)]", x.device in [where])
     record.value("x.device.type", x.device.type)
+
+
+# -- N1: clamp with tensor bounds ------------------------------------------------------------------
+
+
+@scenario(
+    id="values.clamp_with_tensor_bounds",
+    rules=["N1"],
+    topic="values",
+    lecture="course/01_tensors_memory.ipynb#broadcasting",
+)
+def clamp_with_tensor_bounds(T, record, rng):
+    dev = record.device
+    rows, cols = (int(v) for v in rng.integers(2, 4, size=2))
+    x = T.tensor(floats(rng, (rows, cols), -3, 3), requires_grad=True, device=dev)
+    lo = T.tensor(floats(rng, cols, -2, 0), requires_grad=True, device=dev)
+    hi = T.tensor(floats(rng, (rows, 1), -1, 2), requires_grad=True, device=dev)
+    y = record.call("x.clamp(lo, hi) (broadcast)", lambda: x.clamp(lo, hi))
+    weights = T.tensor(floats(rng, (rows, cols)), device=dev)
+    record.call("backward", lambda: y.backward(weights))
+    record.grad("x.grad", x)
+    record.grad("lo.grad (where x < lo < hi)", lo)
+    record.grad("hi.grad (where x > hi or hi < lo)", hi)
+
+    limit = T.tensor(scalar(rng), device=dev)
+    record.call("x.clamp(min=0-d tensor)", lambda: x.clamp(min=limit))
+    record.call("T.clamp(x, max=0-d float64)", lambda: T.clamp(x, max=limit.double()))
+    record.call("x.clamp(min=0-d tensor, max=number)", lambda: x.clamp(min=-limit, max=3.0))
+    record.call("x.clamp(min=lo, max=number)", lambda: x.clamp(min=lo, max=3.0))
+    i = T.tensor([int(v) for v in rng.integers(-5, 6, size=cols)], device=dev)
+    record.call("int.clamp(float tensor)", lambda: i.clamp(lo.detach()))
+    record.call("int.clamp(int tensor)", lambda: i.clamp(-i))
+    record.call("x.clamp(wrong width)", lambda: x.clamp(T.zeros(cols + 1, device=dev)))
+
+    z = x.detach().clone()
+    record.call("z.clamp_(lo.detach())", lambda: z.clamp_(lo.detach()))
+    record.call(
+        "z.clamp_(a bound that widens z)", lambda: z.clamp_(T.zeros(2, rows, cols, device=dev))
+    )
+    record.call("int.clamp_(float tensor)", lambda: i.clamp_(lo.detach()))
+    h = x * 1
+    record.call("h.clamp_(max=hi) (non-leaf)", lambda: h.clamp_(max=hi))
+    record.call("h.sum().backward()", lambda: h.sum().backward())
+    record.grad("hi.grad after in-place clamp", hi)
