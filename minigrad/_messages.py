@@ -337,6 +337,27 @@ def clamp_mixed_bounds(got):
     )
 
 
+OVERFLOW_LONG_LONG = "Overflow when unpacking long long"
+VALUE_OVERFLOW = "value cannot be converted to type {} without overflow"
+READ_ONLY_ATTRIBUTE = "attribute '{}' of '" + LIB + "._C.TensorBase' objects is not writable"
+LEGACY_NOT_SEQUENCE = "new(): data must be a sequence (got {})"
+LIKE_NOT_TENSOR = "{}(): argument 'input' (position 1) must be Tensor, not {}"
+
+
+def legacy_options_mismatch(expected, got, device):
+    """FloatTensor(t) of a tensor of another dtype: PyTorch prints both TensorOptions."""
+    from ._dtypes import CPP_NAME
+
+    def options(dtype):
+        return (
+            f"TensorOptions(dtype={CPP_NAME[dtype]}, device={device}, layout=Strided, "
+            "requires_grad=false (default), pinned_memory=false (default), "
+            "memory_format=(nullopt))"
+        )
+
+    return f"expected {options(expected)} (got {options(got)})"
+
+
 def reshape_ambiguous(shape):
     return (
         f"cannot reshape tensor of 0 elements into shape {shape} because the unspecified "

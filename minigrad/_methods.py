@@ -1,7 +1,7 @@
 """Attach the operations of ops.py to Tensor as methods and operators."""
 
 from . import _dtypes, ops
-from .tensor import Tensor
+from .tensor import Tensor, _read_only
 
 
 def _swap(fn):
@@ -122,5 +122,5 @@ _METHODS = {
 
 for _name, _fn in _METHODS.items():
     setattr(Tensor, _name, _fn)
-Tensor.T = property(ops.T)
+Tensor.T = property(ops.T).setter(_read_only("T"))
 Tensor.__hash__ = object.__hash__  # __eq__ returns a tensor; hashing stays by identity

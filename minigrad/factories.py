@@ -98,8 +98,20 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         return _finish(arr, device or "cuda", dtype, requires_grad)
     target = dtype or _infer_dtype(data)
     _check_ragged(data)
-    arr = np.array(_to_python(data), dtype=target.np)
+    values = _to_python(data)
+    try:
+        arr = np.array(values, dtype=target.np)
+    except OverflowError:  # PyTorch reads every Python int as a C long long first
+        if _int_beyond_int64(values):
+            raise ValueError(msg.OVERFLOW_LONG_LONG) from None
+        raise RuntimeError(msg.VALUE_OVERFLOW.format(target.name)) from None
     return _finish(arr, device, target, requires_grad)
+
+
+def _int_beyond_int64(values):
+    if isinstance(values, (list, tuple)):
+        return builtins.any(_int_beyond_int64(v) for v in values)
+    return isinstance(values, builtins.int) and not -(2**63) <= values < 2**63
 
 
 def _check_ragged(data):
@@ -208,6 +220,8 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
 
 def _like(fill, name):
     def like(input, *, dtype=None, device=None, requires_grad=False):  # noqa: A002
+        if not isinstance(input, Tensor):
+            raise TypeError(msg.LIKE_NOT_TENSOR.format(name, msg.type_name(input)))
         _bool_flag(name, requires_grad)
         return _filled(
             fill, (input.shape,), dtype or input.dtype, device or input.device, requires_grad
@@ -269,13 +283,18 @@ def randn(*size, dtype=None, device=None, requires_grad=False):
     return _finish(data, device, dtype, requires_grad)
 
 
-def legacy_construct(cls, dtype, args, kwargs):
-    """`Tensor(...)`/`FloatTensor(...)`: from data, from a size, or an alias of a tensor."""
+def legacy_construct(cls, dtype, args, kwargs, typed=False):
+    """`Tensor(...)`/`FloatTensor(...)`: from data, from a size, or an alias of a tensor
+    (`typed`: a typed constructor such as FloatTensor aliases only a tensor of its dtype)."""
     device = kwargs.pop("device", None)
     if kwargs:
         raise TypeError(f"new() received an invalid combination of arguments: {kwargs}")
     if len(args) == 1 and isinstance(args[0], Tensor):
+        if typed and args[0].dtype is not dtype:
+            raise TypeError(msg.legacy_options_mismatch(dtype, args[0].dtype, args[0].device))
         return _alias(args[0])
+    if len(args) == 1 and isinstance(args[0], (builtins.float, builtins.bool)):
+        raise TypeError(msg.LEGACY_NOT_SEQUENCE.format(msg.type_name(args[0])))
     if args and builtins.all(isinstance(a, (builtins.int, np.integer)) for a in args):
         return _finish(np.zeros(tuple(args), dtype=dtype.np), device, dtype, False)
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
@@ -302,7 +321,7 @@ class _LegacyTensorType(type):
     """`FloatTensor` and friends: callable like constructors, usable in isinstance()."""
 
     def __call__(cls, *args, **kwargs):
-        return legacy_construct(Tensor, cls.dtype, args, kwargs)
+        return legacy_construct(Tensor, cls.dtype, args, kwargs, typed=True)
 
     def __instancecheck__(cls, obj):
         return isinstance(obj, Tensor) and obj.dtype is cls.dtype and obj.device.type == "cpu"

@@ -437,6 +437,19 @@ class Tensor:
         return (_rebuild, (self.detach().cpu().numpy().copy(), self.requires_grad))
 
 
+def _read_only(name):
+    def refuse(self, value):
+        raise AttributeError(msg.READ_ONLY_ATTRIBUTE.format(name))
+
+    return refuse
+
+
+# PyTorch's read-only attributes refuse assignment with their own text (not Python's
+# "property ... has no setter").
+for _name in ("is_leaf", "grad_fn", "_version", "shape", "dtype", "device", "ndim", "retains_grad"):
+    setattr(Tensor, _name, getattr(Tensor, _name).setter(_read_only(_name)))
+
+
 def _rebuild(array, requires_grad):
     return Tensor._make(array).requires_grad_(requires_grad)
 

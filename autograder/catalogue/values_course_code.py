@@ -368,3 +368,50 @@ def clamp_with_tensor_bounds(T, record, rng):
     record.call("h.clamp_(max=hi) (non-leaf)", lambda: h.clamp_(max=hi))
     record.call("h.sum().backward()", lambda: h.sum().backward())
     record.grad("hi.grad after in-place clamp", hi)
+
+
+# -- N1: typed constructors, *_like of a non-tensor, overflowing ints, read-only attributes ------
+
+
+@scenario(
+    id="values.constructors_and_read_only_attributes",
+    rules=["N1"],
+    topic="values",
+    lecture="course/01_tensors_memory.ipynb#creating-tensors",
+)
+def constructors_and_read_only_attributes(T, record, rng):
+    dev = record.device
+    n = int(rng.integers(2, 5))
+    ints = [int(v) for v in rng.integers(-5, 6, size=n)]
+    values = floats(rng, n)
+    i = T.tensor(ints)
+    f = T.tensor(values, requires_grad=True)
+    record.call("FloatTensor(int64 tensor)", lambda: T.FloatTensor(i))
+    record.call("LongTensor(float tensor)", lambda: T.LongTensor(f.detach()))
+    record.call("DoubleTensor(float tensor)", lambda: T.DoubleTensor(f.detach()))
+    record.call("FloatTensor(float tensor that requires grad)", lambda: T.FloatTensor(f))
+    record.call("Tensor(int64 tensor)", lambda: T.Tensor(i))
+    record.call(f"Tensor({values[0]})", lambda: T.Tensor(values[0]))
+    record.call("FloatTensor(True)", lambda: T.FloatTensor(True))
+    record.call("zeros_like(list)", lambda: T.zeros_like(values))
+    record.call("ones_like(ndarray)", lambda: T.ones_like(np.array(values)))
+
+    big = 2**63 + int(rng.integers(0, 100))
+    record.call("tensor([2**63 + k])", lambda: T.tensor([ints[0], big]))
+    record.call("tensor(-(2**63) - k)", lambda: T.tensor(-big))
+    record.call(
+        "tensor([2**40 + k], dtype=int32)", lambda: T.tensor([2**40 + ints[0]], dtype=T.int32)
+    )
+    record.call("tensor([2**63 + k, 1.5]) (float)", lambda: T.tensor([big, values[0]], device=dev))
+
+    t = T.tensor(values, device=dev)
+    for name in ("is_leaf", "grad_fn", "_version", "shape", "dtype", "device", "ndim", "T"):
+        record.call(f"t.{name} = ...", lambda name=name: setattr(t, name, ints[0]))
+    record.call("t.retains_grad = True", lambda: setattr(t, "retains_grad", True))
+    record.tensor("t after the refused assignments", t)
+
+    model = T.nn.Sequential(T.nn.Linear(n, 2), T.nn.ReLU(), T.nn.Linear(2, 1))
+    record.call("model[1:] (a Sequential)", lambda: repr(model[1:]))
+    record.call("model[::-1]", lambda: repr(model[::-1]))
+    record.call("names in model[1:]", lambda: [k for k, _ in model[1:].named_parameters()])
+    record.call(f"len(model[{n}:])", lambda: len(model[n:]))

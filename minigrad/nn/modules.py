@@ -164,6 +164,10 @@ class Sequential(Module):
             self._modules[str(i)] = m
 
     def __getitem__(self, i):
+        if isinstance(i, slice):  # a Sequential of the slice, keeping the modules' names
+            out = Sequential()
+            out._modules.update(list(self._modules.items())[i])
+            return out
         size = len(self._modules)
         i = operator.index(i)  # as PyTorch: a str or float index is a TypeError
         if not -size <= i < size:
