@@ -340,6 +340,7 @@ def clamp_mixed_bounds(got):
 OVERFLOW_LONG_LONG = "Overflow when unpacking long long"
 VALUE_OVERFLOW = "value cannot be converted to type {} without overflow"
 READ_ONLY_ATTRIBUTE = "attribute '{}' of '" + LIB + "._C.TensorBase' objects is not writable"
+FULL_FILL_NOT_NUMBER = "full(): argument 'fill_value' (position 2) must be Number, not {}"
 LEGACY_NOT_SEQUENCE = "new(): data must be a sequence (got {})"
 LIKE_NOT_TENSOR = "{}(): argument 'input' (position 1) must be Tensor, not {}"
 

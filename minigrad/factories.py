@@ -211,6 +211,11 @@ def empty(*size, dtype=None, device=None, requires_grad=False):
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     _bool_flag("full", requires_grad)
+    # fill_value is a Number: a 0-d tensor that does not require grad passes as its number
+    if isinstance(fill_value, Tensor) and fill_value.ndim == 0 and not fill_value.requires_grad:
+        fill_value = fill_value.item()
+    if not isinstance(fill_value, (builtins.int, builtins.float, np.generic)):
+        raise TypeError(msg.FULL_FILL_NOT_NUMBER.format(msg.type_name(fill_value)))
     if dtype is None:
         dtype = _scalars_dtype(fill_value)
     if not isinstance(size, (tuple, list)):  # full takes a sequence, never a bare int

@@ -463,6 +463,8 @@ def _device_of_array(data):
 class RemovableHandle:
     """What `register_hook` returns (named as PyTorch's `torch.utils.hooks.RemovableHandle`)."""
 
+    __module__ = "minigrad.utils.hooks"  # its repr names the module, as PyTorch's does
+
     def __init__(self, node, entry):
         self._node, self._entry = node, entry
 

@@ -396,6 +396,16 @@ def constructors_and_read_only_attributes(T, record, rng):
     record.call("zeros_like(list)", lambda: T.zeros_like(values))
     record.call("ones_like(ndarray)", lambda: T.ones_like(np.array(values)))
 
+    record.call("full((n,), 0-d tensor)", lambda: T.full((n,), T.tensor(values[1]), device=dev))
+    record.call("full((n,), 0-d int tensor)", lambda: T.full((n,), T.tensor(ints[1]), device=dev))
+    record.call("full((n,), f[0]) (requires grad)", lambda: T.full((n,), f[0]))
+    record.call("full((n,), 1-D tensor)", lambda: T.full((n,), f.detach()[:1]))
+    record.call("full((n,), ndarray)", lambda: T.full((n,), np.array(values[0])))
+    record.call("full((n,), None)", lambda: T.full((n,), None))
+    handle = f.register_hook(lambda g: g * ints[0])
+    record.value("repr(register_hook(...))", re.sub(r" at 0x[0-9a-fA-F]+", "", repr(handle)))
+    handle.remove()
+
     big = 2**63 + int(rng.integers(0, 100))
     record.call("tensor([2**63 + k])", lambda: T.tensor([ints[0], big]))
     record.call("tensor(-(2**63) - k)", lambda: T.tensor(-big))
