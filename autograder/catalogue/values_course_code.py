@@ -1,11 +1,14 @@
 """Scenarios: variations of the code students run in the course's notebooks (SPEC.md N1, L5, L6,
-L10).
+L10), found by a second parity audit from a student's side.
 
 The mistakes a student makes around a training loop: a list or a number as backward's
-`gradient`, `requires_grad = 1`, `.data = ndarray`, a module whose `__init__` forgot
-`super().__init__()`, indexing an `nn.Sequential` past its end, `normal_`/`uniform_` on an
-integer tensor or with reversed bounds, `clamp_` of an integer tensor to float bounds, and the
-object a notebook cell ending in `manual_seed(...)` shows.
+`gradient`, `requires_grad = 1` (or `tensor(..., requires_grad=1)`), `.data = ndarray`, a
+module whose `__init__` forgot `super().__init__()`, indexing or slicing an `nn.Sequential`,
+`normal_`/`uniform_` on an integer tensor or with reversed bounds, `clamp_` of an integer tensor
+to float bounds, `clamp` with tensor bounds, factory sizes given as floats or negatives,
+`full` with a non-number, typed constructors of a tensor of another dtype, assigning to a
+read-only attribute, `x.device == "cpu"`, and the objects a notebook cell ending in
+`manual_seed(...)` or `register_hook(...)` shows.
 """
 
 import re
