@@ -213,6 +213,8 @@ def module_mistakes_and_seed(T, record, rng):
     record.call("its parameters()", lambda: list(plain.parameters()))
 
     model = nn.Sequential(nn.Linear(n_in, n_out), nn.ReLU())
+    if dev != "cpu":
+        model.to(dev)
     size = len(model)
     record.call("model[-1]", lambda: type(model[-1]).__name__)
     record.call(f"model[{size + n_in}]", lambda: model[size + n_in])
