@@ -27,6 +27,11 @@ DATA_NOT_FLOATING = (
 RETAIN_GRAD_NO_GRAD = "can't retain_grad on Tensor that has requires_grad=False"
 
 IMPLICIT_GRAD_NON_SCALAR = "grad can be implicitly created only for scalar outputs"
+GRADIENTS_NOT_TENSORS = "gradients can be either Tensors or None, but got {}"
+GRADIENTS_COUNT = "got {} tensors and {} gradients"
+REQUIRES_GRAD_NOT_BOOL = "requires_grad must be a bool"
+REQUIRES_GRAD_ARG_NOT_BOOL = "requires_grad_(): argument 'requires_grad'{} must be bool, not {}"
+DATA_NOT_TENSOR = "Variable data has to be a tensor, but got {}"
 NO_GRAD_FN = "element {} of tensors does not require grad and does not have a grad_fn"
 SECOND_BACKWARD = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -273,6 +278,103 @@ BOOL_ARG = "{}(): does not support bool input"
 
 def bool_not_implemented(op, device):
     return f"\"{op}_{device.type}\" not implemented for 'Bool'"
+
+
+def not_implemented_for(kernel, dtype):
+    """A kernel PyTorch does not dispatch for this dtype: "normal_kernel_cpu" and the like."""
+    from ._dtypes import SCALAR_TYPE_NAME
+
+    return f"\"{kernel}\" not implemented for '{SCALAR_TYPE_NAME[dtype]}'"
+
+
+FACTORY_SIZE_MISSING = '{}() missing 1 required positional arguments: "size"'
+FACTORY_SIZE_TYPE = "{}(): argument 'size' (position 1) must be tuple of ints, not {}"
+FACTORY_SIZE_ELEMENT = (
+    "{}(): argument 'size' (position 1) must be tuple of ints, but found element of type {} "
+    "at pos {}"
+)
+FACTORY_SIZE_UNPACK = (
+    "{}(): argument 'size' failed to unpack the object at pos {} with error "
+    '"type must be tuple of ints,but got {}"'
+)
+_FACTORY_OPTIONS = (
+    "Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device "
+    "device = None, bool pin_memory = False, bool requires_grad = False)"
+)
+RANDOM_SIZE_MISSING = (
+    "{0}() received an invalid combination of arguments - got (), but expected one of:\n"
+    " * (tuple of ints size, *, torch.Generator generator, " + _FACTORY_OPTIONS + "\n"
+    " * (tuple of ints size, *, " + _FACTORY_OPTIONS + "\n"
+)
+LINSPACE_INVALID = (
+    "linspace() received an invalid combination of arguments - got ({}), but expected one of:\n"
+    + "".join(
+        f" * ({a} start, {b} end, int steps, *, " + _FACTORY_OPTIONS + "\n"
+        for a, b in (
+            ("Tensor", "Tensor"),
+            ("Number", "Tensor"),
+            ("Tensor", "Number"),
+            ("Number", "Number"),
+        )
+    )
+)
+FACTORY_FLAG_NOT_BOOL = "{}(): argument 'requires_grad' must be bool, not {}"
+ZEROS_NEGATIVE = "zeros: Dimension size must be non-negative."
+NEGATIVE_DIMENSION = "Trying to create tensor with negative dimension {}: {}"
+EYE_ARG_TYPE = "eye(): argument '{}' (position 1) must be int, not {}"
+EYE_NEGATIVE = "{} must be greater or equal to 0, got {}"
+LINSPACE_NEGATIVE_STEPS = "number of steps must be non-negative"
+
+
+def clamp_mixed_bounds(got):
+    why = "      didn't match because some of the keywords were incorrect: max, min\n"
+    return (
+        f"clamp() received an invalid combination of arguments - got ({got}, ), but expected "
+        "one of:\n * (Tensor min = None, Tensor max = None)\n"
+        + why
+        + " * (Number min = None, Number max = None)\n"
+        + why
+    )
+
+
+OVERFLOW_LONG_LONG = "Overflow when unpacking long long"
+VALUE_OVERFLOW = "value cannot be converted to type {} without overflow"
+READ_ONLY_ATTRIBUTE = "attribute '{}' of '" + LIB + "._C.TensorBase' objects is not writable"
+FULL_FILL_NOT_NUMBER = "full(): argument 'fill_value' (position 2) must be Number, not {}"
+LEGACY_NOT_SEQUENCE = "new(): data must be a sequence (got {})"
+LIKE_NOT_TENSOR = "{}(): argument 'input' (position 1) must be Tensor, not {}"
+
+
+def legacy_options_mismatch(expected, got, device):
+    """FloatTensor(t) of a tensor of another dtype: PyTorch prints both TensorOptions."""
+    from ._dtypes import CPP_NAME
+
+    def options(dtype):
+        return (
+            f"TensorOptions(dtype={CPP_NAME[dtype]}, device={device}, layout=Strided, "
+            "requires_grad=false (default), pinned_memory=false (default), "
+            "memory_format=(nullopt))"
+        )
+
+    return f"expected {options(expected)} (got {options(got)})"
+
+
+def reshape_ambiguous(shape):
+    return (
+        f"cannot reshape tensor of 0 elements into shape {shape} because the unspecified "
+        "dimension size -1 can be any value and is ambiguous"
+    )
+
+
+def cpp_number(value):
+    """A number as C++'s ostream prints it in PyTorch's checks: 3, 3.5, -1e-07, nan."""
+    return format(float(value), "g")
+
+
+MODULE_ASSIGN_BEFORE_INIT = "cannot assign {} before Module.__init__() call"
+SEQUENTIAL_INDEX = "index {} is out of range"
+UNIFORM_RANGE = "uniform_ expects to return a [from, to) range, but found from={} > to={}"
+NORMAL_STD = "normal expects std >= 0.0, but found std {}"
 
 
 BOOL_SUBTRACTION = (

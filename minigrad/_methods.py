@@ -2,7 +2,7 @@
 
 from . import _dtypes, ops
 from .ops import quiet_operator
-from .tensor import Tensor
+from .tensor import Tensor, _read_only
 
 _METHODS = {
     # arithmetic
@@ -115,5 +115,5 @@ _METHODS = {
 
 for _name, _fn in _METHODS.items():
     setattr(Tensor, _name, _fn)
-Tensor.T = property(ops.T)
+Tensor.T = property(ops.T).setter(_read_only("T"))
 Tensor.__hash__ = object.__hash__  # __eq__ returns a tensor; hashing stays by identity

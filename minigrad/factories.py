@@ -17,6 +17,15 @@ from .random import generator
 from .tensor import Tensor
 
 
+def _bool_flag(name, requires_grad):
+    """PyTorch's argument parser takes only a bool for requires_grad (not 1); tensor() alone
+    refuses None, which the other factories read as False."""
+    if requires_grad is None and name != "tensor":
+        return
+    if not isinstance(requires_grad, builtins.bool):
+        raise TypeError(msg.FACTORY_FLAG_NOT_BOOL.format(name, msg.type_name(requires_grad)))
+
+
 def _finish(data, device, dtype, requires_grad):
     dev = canonical(device)
     data = to_device_array(data, dev)
@@ -73,6 +82,7 @@ def _to_python(values):
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    _bool_flag("tensor", requires_grad)
     if isinstance(data, Tensor):
         warn(msg.COPY_CONSTRUCT.format(f"{msg.LIB}.tensor"))
         src = data.detach()
@@ -88,8 +98,20 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         return _finish(arr, device or "cuda", dtype, requires_grad)
     target = dtype or _infer_dtype(data)
     _check_ragged(data)
-    arr = np.array(_to_python(data), dtype=target.np)
+    values = _to_python(data)
+    try:
+        arr = np.array(values, dtype=target.np)
+    except OverflowError:  # PyTorch reads every Python int as a C long long first
+        if _int_beyond_int64(values):
+            raise ValueError(msg.OVERFLOW_LONG_LONG) from None
+        raise RuntimeError(msg.VALUE_OVERFLOW.format(target.name)) from None
     return _finish(arr, device, target, requires_grad)
+
+
+def _int_beyond_int64(values):
+    if isinstance(values, (list, tuple)):
+        return builtins.any(_int_beyond_int64(v) for v in values)
+    return isinstance(values, builtins.int) and not -(2**63) <= values < 2**63
 
 
 def _check_ragged(data):
@@ -133,33 +155,79 @@ def as_tensor(data, dtype=None, device=None):
     return tensor(data, dtype=dtype, device=device)
 
 
-def _filled(fill, size, dtype, device, requires_grad):
+def _is_int(value):
+    if isinstance(value, Tensor):  # a 0-d integer tensor stands for its number
+        return value.ndim == 0 and not value.dtype.is_floating_point and value.dtype != _dtypes.bool
+    return isinstance(value, (builtins.int, np.integer))
+
+
+def factory_size(name, size):
+    """The shape given to zeros/ones/empty/full/rand/randn, read as PyTorch's argument
+    parser reads `size`: ints only (a float is refused, not truncated), no negative sizes."""
+    if not size:
+        missing = msg.RANDOM_SIZE_MISSING if name in ("rand", "randn") else msg.FACTORY_SIZE_MISSING
+        raise TypeError(missing.format(name))
+    sequence = len(size) == 1 and isinstance(size[0], (tuple, list))
+    items = size[0] if sequence else size
+    for i, s in enumerate(items):
+        if _is_int(s) and not (isinstance(s, builtins.bool) and len(items) == 1):
+            continue
+        # The parser reads the first element to choose the overload, the others to unpack.
+        if i > 0:
+            raise TypeError(msg.FACTORY_SIZE_UNPACK.format(name, i + 1, msg.type_name(s)))
+        if sequence:
+            raise TypeError(msg.FACTORY_SIZE_ELEMENT.format(name, msg.type_name(s), i))
+        raise TypeError(msg.FACTORY_SIZE_TYPE.format(name, msg.type_name(s)))
     shape = normalize_size(size)
+    negative = [s for s in shape if s < 0]
+    if negative:
+        if name == "zeros":
+            raise RuntimeError(msg.ZEROS_NEGATIVE)
+        raise RuntimeError(msg.NEGATIVE_DIMENSION.format(negative[0], list(shape)))
+    return shape
+
+
+def _filled(fill, size, dtype, device, requires_grad, name=None):
+    shape = factory_size(name, size) if name else normalize_size(size)
     dtype = dtype or _dtypes.float32
     return _finish(np.full(shape, fill, dtype=dtype.np), device, dtype, requires_grad)
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
-    return _filled(0, size, dtype, device, requires_grad)
+    _bool_flag("zeros", requires_grad)
+    return _filled(0, size, dtype, device, requires_grad, "zeros")
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
-    return _filled(1, size, dtype, device, requires_grad)
+    _bool_flag("ones", requires_grad)
+    return _filled(1, size, dtype, device, requires_grad, "ones")
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False):
+    _bool_flag("empty", requires_grad)
     # Uninitialised in PyTorch; zeros here, so nothing depends on garbage.
-    return _filled(0, size, dtype, device, requires_grad)
+    return _filled(0, size, dtype, device, requires_grad, "empty")
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    _bool_flag("full", requires_grad)
+    # fill_value is a Number: a 0-d tensor that does not require grad passes as its number
+    if isinstance(fill_value, Tensor) and fill_value.ndim == 0 and not fill_value.requires_grad:
+        fill_value = fill_value.item()
+    if not isinstance(fill_value, (builtins.int, builtins.float, np.generic)):
+        raise TypeError(msg.FULL_FILL_NOT_NUMBER.format(msg.type_name(fill_value)))
     if dtype is None:
         dtype = _scalars_dtype(fill_value)
-    return _filled(fill_value, (size,), dtype, device, requires_grad)
+    if not isinstance(size, (tuple, list)):  # full takes a sequence, never a bare int
+        raise TypeError(msg.FACTORY_SIZE_TYPE.format("full", msg.type_name(size)))
+    return _filled(fill_value, (size,), dtype, device, requires_grad, "full")
 
 
-def _like(fill):
+def _like(fill, name):
     def like(input, *, dtype=None, device=None, requires_grad=False):  # noqa: A002
+        if not isinstance(input, Tensor):
+            raise TypeError(msg.LIKE_NOT_TENSOR.format(name, msg.type_name(input)))
+        _bool_flag(name, requires_grad)
         return _filled(
             fill, (input.shape,), dtype or input.dtype, device or input.device, requires_grad
         )
@@ -167,11 +235,18 @@ def _like(fill):
     return like
 
 
-zeros_like = _like(0)
-ones_like = _like(1)
+zeros_like = _like(0, "zeros_like")
+ones_like = _like(1, "ones_like")
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
+    for arg, value in (("n", n), ("m", m)):
+        if value is None:
+            continue
+        if not _is_int(value) or isinstance(value, builtins.bool):
+            raise TypeError(msg.EYE_ARG_TYPE.format(arg, msg.type_name(value)))
+        if value < 0:
+            raise RuntimeError(msg.EYE_NEGATIVE.format(arg, value))
     dtype = dtype or _dtypes.float32
     return _finish(np.eye(n, m, dtype=dtype.np), device, dtype, requires_grad)
 
@@ -186,7 +261,13 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     return _finish(data, device, dtype, requires_grad)
 
 
-def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
+def linspace(start, end, steps=None, *, dtype=None, device=None, requires_grad=False):
+    if not _is_int(steps):  # a float number of steps is refused, not truncated
+        given = (start, end) if steps is None else (start, end, steps)
+        got = ", ".join(msg.type_name(v) for v in given)
+        raise TypeError(msg.LINSPACE_INVALID.format(got))
+    if steps < 0:
+        raise RuntimeError(msg.LINSPACE_NEGATIVE_STEPS)
     dtype = dtype or _dtypes.float32
     start, end = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
     data = _ranges.linspace_values(start, end, steps, dtype.np)
@@ -195,23 +276,30 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
 
 def rand(*size, dtype=None, device=None, requires_grad=False):
     dtype = dtype or _dtypes.float32
-    data = generator().random(normalize_size(size)).astype(dtype.np)
+    ops.check_uniform(dtype, canonical(device))
+    data = generator().random(factory_size("rand", size)).astype(dtype.np)
     return _finish(data, device, dtype, requires_grad)
 
 
 def randn(*size, dtype=None, device=None, requires_grad=False):
     dtype = dtype or _dtypes.float32
-    data = generator().standard_normal(normalize_size(size)).astype(dtype.np)
+    ops.check_normal(dtype, canonical(device))
+    data = generator().standard_normal(factory_size("randn", size)).astype(dtype.np)
     return _finish(data, device, dtype, requires_grad)
 
 
-def legacy_construct(cls, dtype, args, kwargs):
-    """`Tensor(...)`/`FloatTensor(...)`: from data, from a size, or an alias of a tensor."""
+def legacy_construct(cls, dtype, args, kwargs, typed=False):
+    """`Tensor(...)`/`FloatTensor(...)`: from data, from a size, or an alias of a tensor
+    (`typed`: a typed constructor such as FloatTensor aliases only a tensor of its dtype)."""
     device = kwargs.pop("device", None)
     if kwargs:
         raise TypeError(f"new() received an invalid combination of arguments: {kwargs}")
     if len(args) == 1 and isinstance(args[0], Tensor):
+        if typed and args[0].dtype is not dtype:
+            raise TypeError(msg.legacy_options_mismatch(dtype, args[0].dtype, args[0].device))
         return _alias(args[0])
+    if len(args) == 1 and isinstance(args[0], (builtins.float, builtins.bool)):
+        raise TypeError(msg.LEGACY_NOT_SEQUENCE.format(msg.type_name(args[0])))
     if args and builtins.all(isinstance(a, (builtins.int, np.integer)) for a in args):
         return _finish(np.zeros(tuple(args), dtype=dtype.np), device, dtype, False)
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
@@ -238,7 +326,7 @@ class _LegacyTensorType(type):
     """`FloatTensor` and friends: callable like constructors, usable in isinstance()."""
 
     def __call__(cls, *args, **kwargs):
-        return legacy_construct(Tensor, cls.dtype, args, kwargs)
+        return legacy_construct(Tensor, cls.dtype, args, kwargs, typed=True)
 
     def __instancecheck__(cls, obj):
         return isinstance(obj, Tensor) and obj.dtype is cls.dtype and obj.device.type == "cpu"

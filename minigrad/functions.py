@@ -269,6 +269,37 @@ class ClampBackward1(Node):
         return (masked(g, mask),)
 
 
+class ClampBackward0(Node):
+    """clamp with tensor bounds: self's gradient where min <= self <= max; a bound's where
+    self passes it (min's only while min < max, max's also where max < min), as PyTorch's
+    clamp_backward_min_max; each reduced to its own shape."""
+
+    def __init__(self, edges, metas):
+        super().__init__(edges)
+        self.metas = metas  # (self, min, max): (shape, dtype), None for an absent bound
+
+    def apply(self, g):
+        xp = array_module(g)
+        saved = self.unpack()
+        x, lo, hi = saved["self"], saved["min"], saved["max"]
+        keep = xp.ones(g.shape, dtype=bool)
+        if lo is not None:
+            keep = keep & (x >= lo)
+        if hi is not None:
+            keep = keep & (x <= hi)
+        grads = [masked(g, keep), None, None]
+        if lo is not None and self.next_functions[1][0] is not None:
+            passed = (x < lo) & (lo < hi) if hi is not None else x < lo
+            grads[1] = masked(g, passed)
+        if hi is not None and self.next_functions[2][0] is not None:
+            passed = (x > hi) | (hi < lo) if lo is not None else x > hi
+            grads[2] = masked(g, passed)
+        return tuple(
+            None if gi is None else unbroadcast(gi, *meta)
+            for gi, meta in zip(grads, self.metas, strict=True)
+        )
+
+
 class SoftplusBackward0(Node):
     def __init__(self, edges, beta, threshold):
         super().__init__(edges)

@@ -384,9 +384,53 @@ def abs(self):  # noqa: A001
     return _unary(F.AbsBackward0, self, self._xp.abs(self._data), save_self=True)
 
 
+def _clamp_overload(min, max):  # noqa: A002
+    """Which of PyTorch's clamp overloads the bounds pick: "tensor" when every given bound is
+    a Tensor, else "number", where a 0-d tensor stands for its number (a larger one is
+    refused)."""
+    given = [b for b in (min, max) if b is not None]
+    if given and builtins.all(isinstance(b, Tensor) for b in given):
+        return "tensor"
+    if builtins.any(isinstance(b, Tensor) and b.ndim > 0 for b in given):
+        got = ", ".join(f"{k}={msg.type_name(v)}" for k, v in (("max", max), ("min", min)))
+        raise TypeError(msg.clamp_mixed_bounds(got))
+    return "number"
+
+
+def _clamp_tensors(self, min, max):  # noqa: A002
+    """clamp with tensor bounds: broadcast, promoted, NaN in any operand propagates."""
+    bounds = [b for b in (min, max) if b is not None]
+    shape = self._data.shape
+    for b in bounds:
+        probe = Tensor._make(self._xp.empty(shape, dtype=bool), self._device)
+        if b._data.shape != shape:
+            _check_broadcast(probe, b)
+            shape = np.broadcast_shapes(shape, b._data.shape)
+        _check_devices(self, b)
+    dtype = _dtypes.result_type(self, *bounds)
+    xp = self._xp
+    data = _as_operand(self, dtype, self._device)
+    lo = None if min is None else _as_operand(min, dtype, self._device)
+    hi = None if max is None else _as_operand(max, dtype, self._device)
+    if lo is not None:
+        data = xp.maximum(data, lo)
+    if hi is not None:
+        data = xp.minimum(data, hi)
+    out = Tensor._make(_arr(xp.broadcast_to(data, shape), dtype), self._device)
+    if _needs_grad(self, min, max) and dtype.is_floating_point:
+        metas = tuple(None if t is None else _meta(t) for t in (self, min, max))
+        node = F.ClampBackward0((self._edge(), _edge(min), _edge(max)), metas)
+        node.save(self=self, min=min, max=max)
+        out._grad_fn = node
+    return out
+
+
 def clamp(self, min=None, max=None):  # noqa: A002
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if _clamp_overload(min, max) == "tensor":
+        return _clamp_tensors(self, min, max)
+    min, max = (b.item() if isinstance(b, Tensor) else b for b in (min, max))
     dtype = _dtypes.result_type(self, *(b for b in (min, max) if b is not None))
     if dtype is not self._dtype:  # an integer tensor clamped to float bounds
         return clamp(to(self, dtype), min, max)
@@ -400,6 +444,10 @@ def clamp(self, min=None, max=None):  # noqa: A002
 
 
 def softplus(self, beta=1.0, threshold=20.0):
+    if not self._dtype.is_floating_point:  # PyTorch's kernel has no integer or bool version
+        raise NotImplementedError(
+            msg.not_implemented_for(f"softplus_{self._device.type}", self._dtype)
+        )
     xp = self._xp
     x = F.opmath(self._data)
     z = x * beta
@@ -872,6 +920,8 @@ def _shape_for(self, shape):
     n = 1
     for s in shape:
         n *= s
+    if numel == 0 and -1 in shape:  # -1 next to a 0 could be any size
+        raise RuntimeError(msg.reshape_ambiguous(list(shape)))
     if n != numel or -1 in shape:
         shown = [s for s in shape]
         raise RuntimeError(f"shape '{shown}' is invalid for input of size {numel}")
@@ -1375,7 +1425,18 @@ relu_ = _inplace_unary(relu)
 exp_ = _inplace_unary(exp)
 sigmoid_ = _inplace_unary(sigmoid)
 tanh_ = _inplace_unary(tanh)
-clamp_ = _inplace_unary(clamp)
+
+
+def clamp_(self, min=None, max=None):  # noqa: A002
+    if (min is not None or max is not None) and _clamp_overload(min, max) == "number":
+        dtype = _dtypes.result_type(self, *(b for b in (min, max) if b is not None))
+        if _dtypes.category(dtype) > _dtypes.category(self._dtype):  # clamp names C++ types
+            raise RuntimeError(
+                msg.cannot_cast_result(
+                    _dtypes.SCALAR_TYPE_NAME[dtype], _dtypes.CPP_NAME[self._dtype]
+                )
+            )
+    return _inplace(self, lambda old: clamp(old, min, max))
 
 
 def zero_(self):
@@ -1443,11 +1504,12 @@ def copy_(self, src, non_blocking=False):
     return _inplace(self, op, others=(tracked_src,))
 
 
-def _random_fill(node_cls, sample):
+def _random_fill(node_cls, sample, check):
     def method(self, *args, **kwargs):
         def op(old):
             from .random import generator
 
+            check(old._dtype, old._device, *args, **kwargs)  # after autograd's refusals
             values = sample(generator(), old._data.shape, *args, **kwargs)
             data = old._xp.asarray(values, dtype=old._data.dtype)
             out = Tensor._make(data, old._device, old._dtype)
@@ -1460,11 +1522,29 @@ def _random_fill(node_cls, sample):
     return method
 
 
+def check_uniform(dtype, device, a=0.0, b=1.0):
+    """PyTorch's uniform_ checks: floating dtypes only, then from <= to."""
+    if not dtype.is_floating_point:
+        raise NotImplementedError(msg.not_implemented_for("check_uniform_bounds", dtype))
+    if a > b:
+        raise RuntimeError(msg.UNIFORM_RANGE.format(msg.cpp_number(a), msg.cpp_number(b)))
+
+
+def check_normal(dtype, device, mean=0.0, std=1.0):
+    """PyTorch's normal_ checks: floating dtypes only, then std >= 0 (NaN fails too)."""
+    if not dtype.is_floating_point:
+        raise NotImplementedError(msg.not_implemented_for(f"normal_kernel_{device.type}", dtype))
+    if not std >= 0.0:
+        raise RuntimeError(msg.NORMAL_STD.format(msg.cpp_number(std)))
+
+
 uniform_ = _random_fill(
-    F.UniformBackward0, lambda g, shape, a=0.0, b=1.0: g.uniform(a, b, size=shape)
+    F.UniformBackward0, lambda g, shape, a=0.0, b=1.0: g.uniform(a, b, size=shape), check_uniform
 )
 normal_ = _random_fill(
-    F.NormalBackward0, lambda g, shape, mean=0.0, std=1.0: g.normal(mean, std, size=shape)
+    F.NormalBackward0,
+    lambda g, shape, mean=0.0, std=1.0: g.normal(mean, std, size=shape),
+    check_normal,
 )
 
 

@@ -46,6 +46,17 @@ class _Storage:
         return self._root.data.ptr
 
 
+def _bool_argument(args, kwargs):
+    """requires_grad_'s one argument, checked as PyTorch's argument parser checks a bool."""
+    if args:
+        value, where = args[0], " (position 1)"
+    else:
+        value, where = kwargs.get("requires_grad", True), ""
+    if not isinstance(value, bool):
+        raise TypeError(msg.REQUIRES_GRAD_ARG_NOT_BOOL.format(where, msg.type_name(value)))
+    return value
+
+
 class Tensor:
     # Per-tensor fields every op sets live in slots; the rarely changed ones default at class
     # level (set per instance only when they change), which keeps creating a tensor cheap.
@@ -127,6 +138,8 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, flag):
+        if not isinstance(flag, bool):  # PyTorch takes no truthy stand-ins (1, "yes", None)
+            raise RuntimeError(msg.REQUIRES_GRAD_NOT_BOOL)
         if self.grad_fn is not None:
             raise RuntimeError(
                 msg.REQUIRES_GRAD_NONLEAF_SHORT if flag else msg.REQUIRES_GRAD_NONLEAF_LONG
@@ -135,7 +148,8 @@ class Tensor:
             raise RuntimeError(msg.ATTR_INT_REQUIRES_GRAD)
         self._requires_grad = bool(flag)
 
-    def requires_grad_(self, requires_grad=True):
+    def requires_grad_(self, *args, **kwargs):
+        requires_grad = _bool_argument(args, kwargs)
         if self.grad_fn is not None:
             if not requires_grad:
                 raise RuntimeError(msg.REQUIRES_GRAD_NONLEAF_LONG)
@@ -173,7 +187,7 @@ class Tensor:
     def grad(self, value):
         if value is not None:
             if not isinstance(value, Tensor):
-                raise TypeError(msg.GRAD_NOT_TENSOR.format(type(value).__name__))
+                raise TypeError(msg.GRAD_NOT_TENSOR.format(msg.type_name(value)))
             if value is self:
                 raise RuntimeError(msg.GRAD_SELF)
             if value._dtype is not self._dtype:
@@ -242,7 +256,7 @@ class Tensor:
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         from .autograd.engine import backward
 
-        backward([self], [gradient], retain_graph=retain_graph, create_graph=create_graph)
+        backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph)
 
     def detach(self):
         out = Tensor._make(self._data, self._device, self._dtype)
@@ -262,6 +276,8 @@ class Tensor:
 
     @data.setter
     def data(self, value):
+        if not isinstance(value, Tensor):
+            raise TypeError(msg.DATA_NOT_TENSOR.format(msg.type_name(value)))
         if self.requires_grad and not value._dtype.is_floating_point:
             raise RuntimeError(msg.DATA_NOT_FLOATING)
         self._data = value._data
@@ -421,6 +437,19 @@ class Tensor:
         return (_rebuild, (self.detach().cpu().numpy().copy(), self.requires_grad))
 
 
+def _read_only(name):
+    def refuse(self, value):
+        raise AttributeError(msg.READ_ONLY_ATTRIBUTE.format(name))
+
+    return refuse
+
+
+# PyTorch's read-only attributes refuse assignment with their own text (not Python's
+# "property ... has no setter").
+for _name in ("is_leaf", "grad_fn", "_version", "shape", "dtype", "device", "ndim", "retains_grad"):
+    setattr(Tensor, _name, getattr(Tensor, _name).setter(_read_only(_name)))
+
+
 def _rebuild(array, requires_grad):
     return Tensor._make(array).requires_grad_(requires_grad)
 
@@ -433,6 +462,8 @@ def _device_of_array(data):
 
 class RemovableHandle:
     """What `register_hook` returns (named as PyTorch's `torch.utils.hooks.RemovableHandle`)."""
+
+    __module__ = "minigrad.utils.hooks"  # its repr names the module, as PyTorch's does
 
     def __init__(self, node, entry):
         self._node, self._entry = node, entry

@@ -18,7 +18,7 @@ SUBSET_GRAD_FNS = {
     "NegBackward0", "PowBackward0", "PowBackward1", "PowBackward2",
     # elementwise functions
     "ExpBackward0", "LogBackward0", "SqrtBackward0", "AbsBackward0", "TanhBackward0",
-    "SigmoidBackward0", "ReluBackward0", "ClampBackward1", "WhereBackward0",
+    "SigmoidBackward0", "ReluBackward0", "ClampBackward0", "ClampBackward1", "WhereBackward0",
     # reductions
     "SumBackward0", "SumBackward1", "MeanBackward0", "MeanBackward1",
     "MaxBackward0", "MaxBackward1", "MinBackward0", "MinBackward1",

@@ -10,6 +10,7 @@ from autograder.catalogue import (  # noqa: F401
     rebuild,
     values,
     values_autograd,
+    values_course_code,
     values_scalars,
     values_training,
 )

@@ -232,6 +232,25 @@ def _check_hook_result(hook, grad, result):
         raise RuntimeError(msg.HOOK_CHANGED_SIZE.format(name))
 
 
+def as_grad_sequence(tensors, grads):
+    """PyTorch's reading of `gradient`/`grad_outputs`: None, one Tensor, or a sequence of
+    Tensors or None, paired with the outputs as zip pairs them. A number or a list of numbers
+    is refused, not converted."""
+    from ..tensor import Tensor
+
+    if grads is None:
+        return [None] * len(tensors)
+    if isinstance(grads, Tensor):
+        return [grads]
+    grads = list(grads)[: len(tensors)]  # a float raises "'float' object is not iterable"
+    for g in grads:
+        if g is not None and not isinstance(g, Tensor):
+            raise TypeError(msg.GRADIENTS_NOT_TENSORS.format(type(g).__name__))
+    if len(grads) != len(tensors):
+        raise RuntimeError(msg.GRADIENTS_COUNT.format(len(tensors), len(grads)))
+    return grads
+
+
 def check_roots(tensors, grad_tensors):
     """PyTorch's checks on what backward starts from, in PyTorch's order."""
     from ..tensor import Tensor
@@ -259,10 +278,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if isinstance(tensors, Tensor):
         tensors = [tensors]
     tensors = list(tensors)
-    if grad_tensors is None:
-        grad_tensors = [None] * len(tensors)
-    elif isinstance(grad_tensors, Tensor):
-        grad_tensors = [grad_tensors]
+    grad_tensors = as_grad_sequence(tensors, grad_tensors)
     if create_graph:
         raise NotImplementedError("minigrad computes first-order gradients only")
     grads = check_roots(tensors, grad_tensors)
@@ -284,10 +300,7 @@ def grad(
     outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
     single = isinstance(inputs, Tensor)
     inputs = [inputs] if single else list(inputs)
-    if grad_outputs is None:
-        grad_outputs = [None] * len(outputs)
-    elif isinstance(grad_outputs, Tensor):
-        grad_outputs = [grad_outputs]
+    grad_outputs = as_grad_sequence(outputs, grad_outputs)
     if create_graph:
         raise NotImplementedError("minigrad computes first-order gradients only")
     for t in inputs:

@@ -1,6 +1,7 @@
 """`nn.Module` and the few layers of the course: Linear, Sequential, ReLU."""
 
 import math
+import operator
 import warnings
 from collections import OrderedDict
 
@@ -21,6 +22,8 @@ class Module:
     def __setattr__(self, name, value):
         params = self.__dict__.get("_parameters")
         if isinstance(value, Parameter):
+            if params is None:  # a subclass that forgot super().__init__()
+                raise AttributeError(msg.MODULE_ASSIGN_BEFORE_INIT.format("parameters"))
             params[name] = value
         elif params is not None and name in params:
             if value is not None:
@@ -30,6 +33,8 @@ class Module:
                 )
             params[name] = None
         elif isinstance(value, Module):
+            if "_modules" not in self.__dict__:
+                raise AttributeError(msg.MODULE_ASSIGN_BEFORE_INIT.format("module"))
             self._modules[name] = value
         else:
             object.__setattr__(self, name, value)
@@ -42,6 +47,10 @@ class Module:
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __call__(self, *args, **kwargs):
+        if "_parameters" not in self.__dict__:  # PyTorch's call reads a hook dict first
+            raise AttributeError(
+                f"'{type(self).__name__}' object has no attribute '_backward_hooks'"
+            )
         return self.forward(*args, **kwargs)
 
     def forward(self, *args):
@@ -155,6 +164,14 @@ class Sequential(Module):
             self._modules[str(i)] = m
 
     def __getitem__(self, i):
+        if isinstance(i, slice):  # a Sequential of the slice, keeping the modules' names
+            out = Sequential()
+            out._modules.update(list(self._modules.items())[i])
+            return out
+        size = len(self._modules)
+        i = operator.index(i)  # as PyTorch: a str or float index is a TypeError
+        if not -size <= i < size:
+            raise IndexError(msg.SEQUENTIAL_INDEX.format(i))
         return list(self._modules.values())[i]
 
     def __len__(self):
