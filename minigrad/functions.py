@@ -60,10 +60,19 @@ class _Binary(Node):
         self.b_meta = b_meta
 
     def _out(self, ga, gb):
-        na, nb = self.next_functions[0][0], self.next_functions[1][0]
-        ra = unbroadcast(ga, *self.a_meta) if na is not None and ga is not None else None
-        rb = unbroadcast(gb, *self.b_meta) if nb is not None and gb is not None else None
-        return ra, rb
+        (na, _), (nb, _) = self.next_functions
+        return _reduced(ga, na, self.a_meta), _reduced(gb, nb, self.b_meta)
+
+
+def _reduced(g, node, meta):
+    """A binary op's gradient for one operand, reduced to its shape and dtype (None when the
+    operand takes no gradient). Inputs of matching shape and dtype, the common case, pass."""
+    if node is None or g is None:
+        return None
+    shape, dtype = meta
+    if g.shape == shape and g.dtype == dtype:
+        return g
+    return unbroadcast(g, shape, dtype)
 
 
 class AddBackward0(_Binary):

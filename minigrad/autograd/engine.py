@@ -15,19 +15,17 @@ from .graph import AccumulateGrad
 
 def _count_dependencies(roots):
     """How many edges lead into each node reachable from `roots`."""
-    deps = {}
-    seen = set()
     stack = [n for n in roots if n is not None]
-    for n in stack:
-        seen.add(n)
+    deps = dict.fromkeys(stack, 0)  # a node is in deps once it has been reached
     while stack:
         node = stack.pop()
         for nxt, _ in node.next_functions:
             if nxt is None:
                 continue
-            deps[nxt] = deps.get(nxt, 0) + 1
-            if nxt not in seen:
-                seen.add(nxt)
+            if nxt in deps:
+                deps[nxt] += 1
+            else:
+                deps[nxt] = 1
                 stack.append(nxt)
     return deps
 
@@ -166,7 +164,9 @@ def run_backward(roots, root_grads, retain_graph, capture=None):
                         slots = buffers[nxt] = [None] * nxt.n_outputs
                     if slots[nr] is not None:
                         _add_into(slots[nr], g)
-                    elif g.base is None and g is not incoming:  # the common case, inlined
+                    elif g is incoming:  # the common cases of _slot, inlined
+                        slots[nr] = [g, False, 0, False]
+                    elif g.base is None:
                         slots[nr] = [g, True, node.grad_version, True]
                     else:
                         slots[nr] = _slot(g, incoming, incoming_version, node)
