@@ -668,9 +668,13 @@ def argmin(self, dim=None, keepdim=False):
 # -- linear algebra ------------------------------------------------------------------------
 
 
-def _matmul_prepare(self, other):
+def _same_device(self, other):
     if self._device != other._device:
         raise RuntimeError(msg.mm_devices_differ(self._device, other._device))
+
+
+def _matmul_prepare(self, other):
+    _same_device(self, other)
     if self._dtype is not other._dtype:
         raise RuntimeError(
             f"expected m1 and m2 to have the same dtype, but got: "
@@ -711,11 +715,6 @@ def mm(self, mat2):
         node.save(**save)
         out._grad_fn = node
     return out
-
-
-def _same_device(self, other):
-    if self._device != other._device:
-        raise RuntimeError(msg.mm_devices_differ(self._device, other._device))
 
 
 def dot(self, other):
