@@ -20,6 +20,13 @@ RULES = {
     "L9": "Under no_grad() or set_grad_enabled(False) nothing is recorded, while enable_grad() "
     "inside it records again.",
     "L10": ".data reads and writes values outside the graph and outside the version counter.",
+    "L11": "A fresh .grad owns its memory (never the gradient passed to backward() nor another "
+    "leaf's .grad); later gradients add into a leaf's .grad in place, also into one you "
+    "assigned, while a retained non-leaf's .grad is replaced by a new tensor.",
+    "L12": "A leaf whose requires_grad is turned off between forward and backward gets no "
+    "gradient, and a retained non-leaf's .grad accumulates across backward() calls.",
+    "L13": "Assigning .grad accepts None or a tensor of the same shape, dtype and device, on "
+    "leaves and non-leaves alike; anything else raises PyTorch's text.",
     # detach and NumPy
     "D1": "numpy() refuses a tensor that requires grad, except inside no_grad, where it returns "
     "an array sharing the tensor's memory.",

@@ -174,6 +174,14 @@ def grad_dtype(got, want):
     )
 
 
+def grad_device(got, want):
+    return (
+        f"attempting to assign a gradient with device type '{got.type}' to a tensor with device "
+        f"type '{want.type}'. Please ensure that the gradient and the tensor are on the same "
+        "device"
+    )
+
+
 def devices_differ(a, b):
     # PyTorch names the CUDA device first, whichever operand it is.
     first, second = (a, b) if a.type == "cuda" else (b, a)

@@ -196,6 +196,8 @@ class Tensor:
                         _dtypes.CPP_NAME[value._dtype], _dtypes.SCALAR_TYPE_NAME[self._dtype]
                     )
                 )
+            if value._device != self._device:
+                raise RuntimeError(msg.grad_device(value._device, self._device))
             if value.shape != self.shape:
                 raise RuntimeError(msg.grad_size(value.shape, self.shape))
         self._grad = value

@@ -404,6 +404,35 @@ def once_only_warnings_repeat(m):
     _sub(m, "_warnings")._already = Forgetful()
 
 
+def leaf_keeps_the_gradient_handed_to_it(m):
+    """A leaf's first .grad is the incoming gradient array itself, never copied (so after
+    (a + b).sum().backward() a.grad and b.grad share one array)."""
+    Tensor = m.Tensor
+
+    def accumulate(self, g, version=None, retained=False):
+        if self._grad is None:
+            self._grad = Tensor._make(g.reshape(self._data.shape), self._device, self._dtype)
+        else:
+            self._grad._data += g
+
+    Tensor._accumulate = accumulate
+
+
+def requires_grad_read_when_recorded(m):
+    """A leaf gets its gradient even when requires_grad was turned off before backward."""
+    graph = _sub(m, "autograd.graph")
+    graph.AccumulateGrad.apply = lambda node, grad, version=0: (
+        node.variable._accumulate(grad, version),
+        (),
+    )[1]
+
+
+def grad_setter_unchecked(m):
+    """Assigning .grad takes anything, of any shape, dtype or type."""
+    Tensor = m.Tensor
+    Tensor.grad = property(Tensor.grad.fget, lambda t, value: setattr(t, "_grad", value))
+
+
 BUGS = {
     "grad_into_nonleaves": ("L3", grad_into_nonleaves),
     "grads_overwritten": ("L8", grads_overwritten),
@@ -434,6 +463,9 @@ BUGS = {
     "cat_accepts_0d": ("R2", cat_accepts_0d),
     "parameter_copies": ("R4", parameter_copies),
     "module_to_replaces_parameters": ("V5", module_to_replaces_parameters),
+    "leaf_keeps_the_gradient_handed_to_it": ("L11", leaf_keeps_the_gradient_handed_to_it),
+    "requires_grad_read_when_recorded": ("L12", requires_grad_read_when_recorded),
+    "grad_setter_unchecked": ("L13", grad_setter_unchecked),
 }
 
 

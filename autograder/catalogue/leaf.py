@@ -435,7 +435,7 @@ def zero_and_none(T, record, rng):
     record.grad("a.grad after grad = None + backward", a)
 
 
-@scenario(id="leaf.grad_setter_checks", rules=["L8"], topic="leaf",
+@scenario(id="leaf.grad_setter_checks", rules=["L8", "L13"], topic="leaf",
           lecture=f"{LECTURE}#accumulate-and-zero")  # fmt: skip
 def grad_setter_checks(T, record, rng):
     dev = record.device
@@ -453,7 +453,7 @@ def grad_setter_checks(T, record, rng):
     record.value("values of g", g.tolist())
 
 
-@scenario(id="leaf.backward_gradient_is_not_aliased", rules=["L8"], topic="leaf",
+@scenario(id="leaf.backward_gradient_is_not_aliased", rules=["L8", "L11"], topic="leaf",
           lecture=f"{LECTURE}#accumulate-and-zero")  # fmt: skip
 def backward_gradient_is_not_aliased(T, record, rng):
     a = _leaf(T, record, rng)
@@ -480,6 +480,131 @@ def optimizer_zero_grad_and_step(T, record, rng):
     record.call("opt.zero_grad(set_to_none=False)", lambda: opt.zero_grad(set_to_none=False))
     record.grad("p.grad after zero_grad(set_to_none=False)", p)
     record.call("SGD([p * 2])", lambda: T.optim.SGD([p * 2], lr=lr))
+
+
+# -- L11: who owns a gradient's memory ------------------------------------------------------
+
+
+@scenario(id="leaf.fresh_grads_own_their_memory", rules=["L11"], topic="leaf",
+          lecture=f"{LECTURE}#accumulate-and-zero")  # fmt: skip
+def fresh_grads_own_their_memory(T, record, rng):
+    # d(a + b)/da and d(a + b)/db are the same incoming gradient; each leaf gets its own copy.
+    a, b = _leaf(T, record, rng), _leaf(T, record, rng)
+    record.call("(a + b).sum().backward()", lambda: (a + b).sum().backward())
+    record.same("a.grad is b.grad", a.grad, b.grad)
+    record.shares("a.grad shares memory with b.grad", a.grad, b.grad)
+    k = scalar(rng)
+    record.call("a.grad.add_(k)", lambda: a.grad.add_(k))
+    record.grad("b.grad after a.grad.add_(k)", b)
+    # The gradient handed to backward() passes through x * 1 and x.view(...) unchanged.
+    for label, f in (("c * 1", lambda c: c * 1), ("c.view(3)", lambda c: c.view(3))):
+        c = _leaf(T, record, rng)
+        go = T.tensor(floats(rng, 3), device=record.device)
+        record.call(f"({label}).backward(go)", lambda c=c, f=f, go=go: f(c).backward(go))
+        record.same(f"{label}: c.grad is go", c.grad, go)
+        record.shares(f"{label}: c.grad shares memory with go", c.grad, go)
+        record.call(f"{label}: go.mul_(k)", lambda go=go: go.mul_(k))
+        record.grad(f"{label}: c.grad after go.mul_(k)", c)
+
+
+@scenario(id="leaf.later_grads_in_place_or_new", rules=["L11", "L8"], topic="leaf",
+          lecture=f"{LECTURE}#accumulate-and-zero")  # fmt: skip
+def later_grads_in_place_or_new(T, record, rng):
+    a = _leaf(T, record, rng)
+    w = _leaf(T, record, rng, requires_grad=False)
+    h = a * w
+    h.retain_grad()
+    y = (h * h).sum()
+    record.call("y.backward(retain_graph=True)", lambda: y.backward(retain_graph=True))
+    leaf_first, retained_first = a.grad, h.grad
+    record.call("y.backward()", lambda: y.backward())
+    record.same("a.grad is the first a.grad (leaf: in place)", a.grad, leaf_first)
+    record.same("h.grad is the first h.grad (retained: new)", h.grad, retained_first)
+    record.grad("h.grad after two backward", h)
+    record.value("the first h.grad, kept", retained_first.tolist())
+    # A .grad the user assigned is accumulated into in place, also on a retained non-leaf.
+    mine = T.tensor(floats(rng, 3), device=record.device)
+    record.call("a.grad = mine", lambda: setattr(a, "grad", mine))
+    record.call("(a * w).sum().backward()", lambda: (a * w).sum().backward())
+    record.same("a.grad is mine", a.grad, mine)
+    record.value("mine after backward", mine.tolist())
+
+
+# -- L12: the flag is read at backward time --------------------------------------------------
+
+
+@scenario(id="leaf.requires_grad_off_before_backward", rules=["L12"], topic="leaf",
+          lecture=f"{LECTURE}#accumulate-and-zero")  # fmt: skip
+def requires_grad_off_before_backward(T, record, rng):
+    a, b = _leaf(T, record, rng), _leaf(T, record, rng)
+    seen = []
+    a.register_hook(lambda g: seen.append(g.tolist()))
+    loss = (a * b).sum()
+    record.call("a.requires_grad_(False)", lambda: a.requires_grad_(False))
+    record.call("loss.backward()", lambda: loss.backward())
+    record.grad("a.grad (turned off)", a)
+    record.grad("b.grad (still on)", b)
+    record.value("the hook on a saw", seen)
+    # a .grad already there stays as it was; turning the flag back on before backward counts
+    c = _leaf(T, record, rng)
+    record.call("c.grad = ones(3)", lambda: setattr(c, "grad", T.ones(3, device=record.device)))
+    loss = (c * c).sum()
+    record.call("c.requires_grad = False", lambda: setattr(c, "requires_grad", False))
+    record.call("(c * c).sum().backward()", lambda: loss.backward())
+    record.grad("c.grad (assigned, then turned off)", c)
+    d = _leaf(T, record, rng)
+    loss = (d * b).sum()
+    d.requires_grad_(False)
+    record.call("d.requires_grad_(True) again", lambda: d.requires_grad_(True))
+    record.call("(d * b).sum().backward()", lambda: loss.backward())
+    record.grad("d.grad (back on)", d)
+
+
+@scenario(id="leaf.retained_nonleaf_grad_accumulates", rules=["L12", "L4"], topic="leaf",
+          lecture=f"{LECTURE}#retain-grad")  # fmt: skip
+def retained_nonleaf_grad_accumulates(T, record, rng):
+    a = _leaf(T, record, rng)
+    h = a * scalar(rng)
+    h.retain_grad()
+    y = (h * h).sum()
+    record.call("y.backward(retain_graph=True)", lambda: y.backward(retain_graph=True))
+    record.grad("h.grad after one backward", h)
+    record.call("y.backward() again", lambda: y.backward())
+    record.grad("h.grad after two", h)
+    record.grad("a.grad after two", a)
+
+
+# -- L13: assigning .grad ---------------------------------------------------------------------
+
+
+@scenario(id="leaf.grad_setter_on_nonleaves_and_refusals", rules=["L13"], topic="leaf",
+          lecture=f"{LECTURE}#accumulate-and-zero")  # fmt: skip
+def grad_setter_on_nonleaves_and_refusals(T, record, rng):
+    dev = record.device
+    h = _leaf(T, record, rng, (2, 3)) * scalar(rng)
+    g = T.tensor(floats(rng, (2, 3)), device=dev)
+    record.call("h.grad = g (non-leaf)", lambda: setattr(h, "grad", g))
+    record.grad("h.grad (no warning once set)", h)
+    record.same("h.grad is g", h.grad, g)
+    refusals = {
+        "zeros(3, 2)": lambda: T.zeros(3, 2, device=dev),
+        "zeros(6)": lambda: T.zeros(6, device=dev),
+        "zeros(1, 2, 3)": lambda: T.zeros(1, 2, 3, device=dev),
+        "zeros(2, 3, dtype=float64)": lambda: T.zeros(2, 3, dtype=T.float64, device=dev),
+        "zeros(2, 3, dtype=int64)": lambda: T.zeros(2, 3, dtype=T.int64, device=dev),
+        "zeros(2, 3, dtype=bool)": lambda: T.zeros(2, 3, dtype=T.bool, device=dev),
+        "a nested list": lambda: floats(rng, (2, 3)),
+        "a number": lambda: scalar(rng),
+        "an ndarray": lambda: np.zeros((2, 3), dtype=np.float32),
+        "h itself": lambda: h,
+    }
+    if dev != "cpu":
+        refusals["zeros(2, 3) on the cpu"] = lambda: T.zeros(2, 3)
+    for label, make in refusals.items():
+        record.call(f"h.grad = {label}", lambda make=make: setattr(h, "grad", make()))
+    record.same("h.grad is still g", h.grad, g)
+    record.call("h.grad = None", lambda: setattr(h, "grad", None))
+    record.grad("h.grad after None", h)
 
 
 # -- L9: no_grad and friends ---------------------------------------------------------------

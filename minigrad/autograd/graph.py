@@ -187,5 +187,8 @@ class AccumulateGrad(Node):
         return f"{msg.LIB}::autograd::AccumulateGrad"
 
     def apply(self, grad, version=0):
-        self.variable._accumulate(grad, version)
+        # The flag is read now, not when the graph was built: a leaf turned off between
+        # forward and backward gets nothing (its hooks have already run), as in PyTorch.
+        if self.variable._requires_grad:
+            self.variable._accumulate(grad, version)
         return ()
