@@ -507,7 +507,7 @@ def fresh_grads_own_their_memory(T, record, rng):
         record.grad(f"{label}: c.grad after go.mul_(k)", c)
 
 
-@scenario(id="leaf.later_grads_in_place_or_new", rules=["L11", "L8"], topic="leaf",
+@scenario(id="leaf.later_grads_in_place_or_new", rules=["L11"], topic="leaf",
           lecture=f"{LECTURE}#accumulate-and-zero")  # fmt: skip
 def later_grads_in_place_or_new(T, record, rng):
     a = _leaf(T, record, rng)
@@ -560,7 +560,7 @@ def requires_grad_off_before_backward(T, record, rng):
     record.grad("d.grad (back on)", d)
 
 
-@scenario(id="leaf.retained_nonleaf_grad_accumulates", rules=["L12", "L4"], topic="leaf",
+@scenario(id="leaf.retained_nonleaf_grad_accumulates", rules=["L12"], topic="leaf",
           lecture=f"{LECTURE}#retain-grad")  # fmt: skip
 def retained_nonleaf_grad_accumulates(T, record, rng):
     a = _leaf(T, record, rng)
