@@ -349,6 +349,39 @@ def test_reference_answer_full_marks_and_stub_zero(contract, tmp_path):
 ASSIGNMENTS = sorted(p.name for p in (REPO / "solutions").iterdir() if p.is_dir())
 
 
+def _source_with_test_meta(meta_of_first_test) -> dict:
+    nb = copy.deepcopy(SOURCE_NB)
+    first = next(c for c in nb["cells"] if _meta(c).get("grade") and not _meta(c).get("solution"))
+    first["metadata"].pop("minigrad", None)
+    if meta_of_first_test is not None:
+        first["metadata"]["minigrad"] = meta_of_first_test
+    return nb
+
+
+def test_the_contract_reads_each_test_cells_check_from_metadata_never_its_code():
+    plain = sealed.Contract.from_json(copy.deepcopy(SOURCE_NB), "leaf_nodes")
+    assert plain.tests[0].checks == (sealed.contract.Check(("L1",), ("leaf",), "cpu"),)
+    # The hidden code still says grade(globals(), "leaf", ["L1"]); without metadata it is
+    # not read, so the instructor hears that the cell cannot be graded sealed.
+    with pytest.raises(sealed.ContractError, match="states no check in its metadata"):
+        sealed.Contract.from_json(_source_with_test_meta(None), "leaf_nodes")
+    bad = [
+        {"checks": [{"topic": "leaf", "rules": ["L99"]}]},
+        {"checks": [{"topic": "nowhere", "rules": ["L1"]}]},
+        {"checks": [{"topic": "leaf", "rules": ["L1"], "device": "tpu"}]},
+        {"checks": [{"topic": "leaf", "rules": ["L1"], "extra": 1}]},
+        {"checks": ["leaf"]},
+    ]
+    for meta in bad:
+        with pytest.raises(sealed.ContractError, match="malformed"):
+            sealed.Contract.from_json(_source_with_test_meta(meta), "leaf_nodes")
+    other = {"checks": [{"topics": ["leaf", "numpy"], "rules": ["L3", "D1"], "device": "cuda"}]}
+    stated = sealed.Contract.from_json(_source_with_test_meta(other), "leaf_nodes")
+    assert stated.tests[0].checks == (
+        sealed.contract.Check(("L3", "D1"), ("leaf", "numpy"), "cuda"),
+    )
+
+
 @pytest.mark.parametrize("name", ASSIGNMENTS)
 def test_every_assignment_grades_sealed_reference_full_cpu_marks_stub_zero(name):
     """The sealed environment (NumPy, no IPython) suffices for every assignment."""

@@ -17,6 +17,7 @@ from autograder.exercise_kit.assignments import ASSIGNMENTS, KIT, Assignment
 from autograder.exercise_kit.cells import read_cells, without_markers
 from autograder.rules import statement
 from autograder.scenarios import select
+from autograder.sealed.contract import CHECK_KEY
 
 NBGRADER_SCHEMA = 3
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
@@ -45,6 +46,11 @@ def student_functions(a: Assignment) -> list[str]:
                 if line.startswith(("def ", "class ")):
                     names.append(line.split()[1].split("(")[0].rstrip(":"))
     return names
+
+
+def check_data(a: Assignment, rules, device="cpu") -> dict:
+    """A test cell's check, as its metadata states it (autograder.sealed.contract reads it)."""
+    return {"topic": a.topic, "rules": list(rules), "device": device}
 
 
 def hidden_check(a: Assignment, rules, device="cpu") -> str:
@@ -83,8 +89,9 @@ class _Builder:
         cell_id = self._id("solution")
         self.cells.append(new_code_cell(source, id=cell_id, metadata=_meta(cell_id, solution=True)))
 
-    def test(self, grade_id: str, source: str, points: float) -> None:
+    def test(self, grade_id: str, source: str, points: float, check: dict) -> None:
         meta = _meta(grade_id, grade=True, locked=True, points=points)
+        meta[CHECK_KEY] = {"checks": [check]}  # what the sealed run grades, read as data
         self.cells.append(new_code_cell(source, id=grade_id, metadata=meta))
 
 
@@ -145,7 +152,10 @@ def build_notebook(a: Assignment) -> nbformat.NotebookNode:
                 raise ValueError(f"{a.part_file.name}: test cell for ungraded rule {rule!r}")
             tested.append(rule)
             nb.test(
-                f"test_{rule}", hidden_check(a, [rule]) + "\n\n" + cell.source, cpu_points(a, rule)
+                f"test_{rule}",
+                hidden_check(a, [rule]) + "\n\n" + cell.source,
+                cpu_points(a, rule),
+                check_data(a, [rule]),
             )
     if sorted(tested) != sorted(a.rules):
         raise ValueError(f"{a.part_file.name}: test cells for {tested}, graded rules {a.rules}")
@@ -155,6 +165,7 @@ def build_notebook(a: Assignment) -> nbformat.NotebookNode:
         f"test_cuda_{a.name}",
         hidden_check(a, a.cuda_rules, "cuda") + "\n\n" + part[gpu].source,
         cuda_points(a),
+        check_data(a, a.cuda_rules, "cuda"),
     )
     return new_notebook(
         cells=nb.cells,

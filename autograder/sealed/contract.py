@@ -6,23 +6,25 @@ The source notebook is trusted (it is the instructor's). In its order, each code
 - an answer slot: an nbgrader solution cell. Only its grade_id is kept, never its source (the
   instructor's solution): the student's cell with that grade_id fills the slot;
 - a test cell: an nbgrader grade cell that is not a solution cell. It is never sent to the
-  student's process. Its hidden tests name what it checks, in one of the two forms the course
-  uses, with literal arguments:
-      grade(globals(), "leaf", ["L3"])                    (autograder.exercise_kit.grading)
-      grade(globals(), "leaf", ["L1", "L2"], "cuda")
-      autograder.check(autograder.engine_from(globals()), rules=["L3"], topics=["leaf"])
-  Its points are the cell's nbgrader points; it scores them when every scenario passes;
+  student's process. Its metadata states what it checks, as data (never read from its code):
+      {"minigrad": {"checks": [{"topic": "leaf", "rules": ["L3"], "device": "cpu"}]}}
+  ("topics" may list several; no "rules" means every rule of those topics). Its points are
+  the cell's nbgrader points; it scores them when every scenario passes;
 - given code: any other code cell, run as the source has it (whatever the student's copy says).
 """
 
 from __future__ import annotations
 
-import ast
 import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.scenarios import select
+from autograder.rules import RULES
+from autograder.scenarios import DEVICES, TOPICS, select
+
+# The key of a test cell's metadata that states what it checks (written by the exercise kit,
+# or by an instructor), so the sealed run reads data, never the cell's source.
+CHECK_KEY = "minigrad"
 
 
 class ContractError(ValueError):
@@ -87,7 +89,8 @@ class Contract:
             if meta.get("solution"):
                 slots.append(Slot(grade_id, "answer"))
             elif meta.get("grade"):
-                tests.append(TestCell(grade_id, float(meta.get("points", 0)), parse_checks(source)))
+                checks = checks_of(cell, grade_id)
+                tests.append(TestCell(grade_id, float(meta.get("points", 0)), checks))
             else:
                 slots.append(Slot(grade_id, "given", source))
         if not tests:
@@ -103,66 +106,37 @@ def _text(source) -> str:
     return "".join(source) if isinstance(source, list) else source
 
 
-def parse_checks(source: str) -> tuple[Check, ...]:
-    """The checks a test cell's hidden tests make (ContractError when there are none)."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError as exc:
-        raise ContractError(f"a test cell does not parse: {exc}") from exc
-    checks = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call):
-            name = _called_name(node.func)
-            if name == "grade":
-                checks.append(_from_grade(node))
-            elif name == "check":
-                checks.append(_from_check(node))
-    if not checks:
+def checks_of(cell: dict, grade_id: str) -> tuple[Check, ...]:
+    """The checks a test cell's metadata states (ContractError when it states none)."""
+    stated = cell.get("metadata", {}).get(CHECK_KEY, {}).get("checks")
+    if not stated:
         raise ContractError(
-            "a test cell calls neither grade(globals(), topic, rules[, device]) nor "
-            f"autograder.check(...), so a sealed run cannot grade it:\n{source}"
+            f"test cell {grade_id!r} states no check in its metadata ({CHECK_KEY}.checks: "
+            '[{"topic": ..., "rules": [...], "device": "cpu"}]), so a sealed run cannot grade it'
         )
-    return tuple(checks)
-
-
-def _called_name(func) -> str | None:
-    if isinstance(func, ast.Name):
-        return func.id
-    if isinstance(func, ast.Attribute):
-        return func.attr
-    return None
-
-
-def _literal(node, what: str):
     try:
-        return ast.literal_eval(node)
-    except ValueError as exc:
+        return tuple(_check(item) for item in stated)
+    except (TypeError, ValueError, AttributeError) as exc:
         raise ContractError(
-            f"{what} must be a literal in a test cell: {ast.unparse(node)}"
+            f"test cell {grade_id!r}: {CHECK_KEY}.checks is malformed: {exc}"
         ) from exc
 
 
-def _from_grade(call: ast.Call) -> Check:
-    args = {"topic": None, "rules": None, "device": "cpu"}
-    for key, node in zip(("namespace", "topic", "rules", "device"), call.args):
-        if key != "namespace":
-            args[key] = _literal(node, key)
-    for kw in call.keywords:
-        if kw.arg in ("topic", "rules", "device"):
-            args[kw.arg] = _literal(kw.value, kw.arg)
-    if args["topic"] is None or args["rules"] is None:
-        raise ContractError(f"grade(...) needs a topic and rules: {ast.unparse(call)}")
-    return Check(tuple(args["rules"]), (args["topic"],), args["device"])
-
-
-def _from_check(call: ast.Call) -> Check:
-    args = {"rules": None, "topics": None, "device": "cpu"}
-    for key, node in zip(("engine", "rules", "topics", "device"), call.args):
-        if key != "engine":
-            args[key] = _literal(node, key)
-    for kw in call.keywords:
-        if kw.arg in args:
-            args[kw.arg] = _literal(kw.value, kw.arg)
-    rules = tuple(args["rules"]) if args["rules"] is not None else None
-    topics = tuple(args["topics"]) if args["topics"] is not None else None
-    return Check(rules, topics, args["device"])
+def _check(item: dict) -> Check:
+    unknown = set(item) - {"topic", "topics", "rules", "device"}
+    if unknown:
+        raise ValueError(f"unknown keys {sorted(unknown)}")
+    topics = item.get("topics") or ([item["topic"]] if item.get("topic") else None)
+    rules = item.get("rules")
+    device = item.get("device", "cpu")
+    if device not in DEVICES:
+        raise ValueError(f"device {device!r} is not one of {DEVICES}")
+    if rules is not None and any(r not in RULES for r in rules):
+        raise ValueError(f"rules {rules!r} must be SPEC.md rule ids")
+    if topics is not None and any(t not in TOPICS for t in topics):
+        raise ValueError(f"topics {topics!r} must be among {TOPICS}")
+    return Check(
+        tuple(rules) if rules is not None else None,
+        tuple(topics) if topics is not None else None,
+        device,
+    )
