@@ -433,6 +433,56 @@ def grad_setter_unchecked(m):
     Tensor.grad = property(Tensor.grad.fget, lambda t, value: setattr(t, "_grad", value))
 
 
+def roots_walked_per_entry(m):
+    """backward's dependency count walks a node once per root naming it, so roots sharing a
+    node (backward([a, a]), outputs of unbind) leave everything below without a gradient."""
+    engine = _sub(m, "autograd.engine")
+
+    def count(roots):
+        stack = [n for n in roots if n is not None]
+        deps = dict.fromkeys(stack, 0)
+        while stack:
+            node = stack.pop()
+            for nxt, _ in node.next_functions:
+                if nxt is None:
+                    continue
+                if nxt not in deps:
+                    deps[nxt] = 0
+                    stack.append(nxt)
+                deps[nxt] += 1
+        return deps
+
+    engine._count_dependencies = count
+
+
+def backward_inputs_ignored(m):
+    """backward(inputs=...) is checked but then every leaf accumulates."""
+    engine = _sub(m, "autograd.engine")
+    _wrap(
+        engine,
+        "run_backward",
+        lambda run: lambda *args, inputs=None, **kwargs: run(*args, **kwargs),
+    )
+
+
+def grad_runs_every_branch(m):
+    """autograd.grad runs (and frees) every node it reaches, not only those leading to the
+    requested inputs."""
+    engine = _sub(m, "autograd.engine")
+    AccumulateGrad = _sub(m, "autograd.graph").AccumulateGrad
+
+    def everything(roots, targets):
+        seen, stack = set(), [n for n in roots if n is not None]
+        while stack:
+            node = stack.pop()
+            if node not in seen and type(node) is not AccumulateGrad:
+                seen.add(node)
+                stack.extend(n for n, _ in node.next_functions if n is not None)
+        return seen
+
+    engine._leading_to = everything
+
+
 BUGS = {
     "grad_into_nonleaves": ("L3", grad_into_nonleaves),
     "grads_overwritten": ("L8", grads_overwritten),
@@ -466,6 +516,9 @@ BUGS = {
     "leaf_keeps_the_gradient_handed_to_it": ("L11", leaf_keeps_the_gradient_handed_to_it),
     "requires_grad_read_when_recorded": ("L12", requires_grad_read_when_recorded),
     "grad_setter_unchecked": ("L13", grad_setter_unchecked),
+    "roots_walked_per_entry": ("L8", roots_walked_per_entry),
+    "backward_inputs_ignored": ("L3", backward_inputs_ignored),
+    "grad_runs_every_branch": ("L7", grad_runs_every_branch),
 }
 
 

@@ -1,0 +1,165 @@
+"""Scenarios: where a wrong engine silently computes wrong numbers or runs the wrong part of the
+graph (roots sharing a node, backward's `inputs`, autograd.grad through an intermediate, a module
+registered twice, an explicit device index, ...).
+
+Every value is drawn from the seed; gradients are taken against random weights `w`.
+"""
+
+from autograder.catalogue._data import floats, scalar
+from autograder.scenarios import scenario
+
+LEAF = "course/02_leaf_nodes.ipynb"
+INPLACE = "course/04_inplace_versions.ipynb"
+DEVICES = "course/06_devices.ipynb"
+CAPSTONE = "course/07_capstone.ipynb"
+
+
+# -- several backward roots on one node (L3, L8) ---------------------------------------------
+
+
+@scenario(
+    id="values.backward_roots_sharing_a_node",
+    rules=["L3", "L8"],
+    topic="values",
+    lecture=f"{LEAF}#accumulate-and-zero",
+)
+def backward_roots_sharing_a_node(T, record, rng):
+    # Each node runs once, with every root's gradient summed into it: the same tensor twice,
+    # or several outputs of one unbind, all reach the leaf.
+    dev = record.device
+    n = int(rng.integers(2, 5))
+    x = T.tensor(floats(rng, (n,), -2, 2), requires_grad=True, device=dev)
+    a = x * scalar(rng)
+    g1 = T.tensor(floats(rng, (n,), -2, 2), device=dev)
+    g2 = T.tensor(floats(rng, (n,), -2, 2), device=dev)
+    record.call("backward([a, a], [g1, g2])", lambda: T.autograd.backward([a, a], [g1, g2]))
+    record.grad("x.grad: both gradients", x)
+
+    x.grad = None
+    parts = (x * scalar(rng)).unbind(0)
+    k, j = (int(i) for i in rng.choice(n, size=2, replace=False))
+    gk = T.tensor(scalar(rng, -2, 2), device=dev)
+    gj = T.tensor(scalar(rng, -2, 2), device=dev)
+    record.call(
+        "backward of two unbind outputs",
+        lambda: T.autograd.backward([parts[k], parts[j]], [gk, gj]),
+    )
+    record.grad("x.grad: two entries filled", x)
+
+    # the same root given with a later node of its own graph
+    b = x.exp()
+    c = (b * scalar(rng)).sum()
+    gb = T.tensor(floats(rng, (n,), -2, 2), device=dev)
+    record.call("backward([c, b]) with b below c", lambda: T.autograd.backward([c, b], [None, gb]))
+    record.grad("x.grad accumulates both", x)
+
+
+# -- backward(inputs=...) (L3, L6, L7) --------------------------------------------------------
+
+
+@scenario(
+    id="values.backward_inputs_restricts_accumulation",
+    rules=["L3", "L6", "L7"],
+    topic="values",
+    lecture=f"{LEAF}#backward-errors",
+)
+def backward_inputs_restricts_accumulation(T, record, rng):
+    # Only the tensors named in `inputs` get gradients; branches that lead to none of them are
+    # not run (their saved tensors survive, their hooks stay silent).
+    dev = record.device
+    n = int(rng.integers(2, 5))
+    x = T.tensor(floats(rng, (n,), -2, 2), requires_grad=True, device=dev)
+    w = T.tensor(floats(rng, (n,), -2, 2), requires_grad=True, device=dev)
+    y = (x * w).sum()
+    record.call("y.backward(inputs=[x])", lambda: y.backward(inputs=[x], retain_graph=True))
+    record.grad("x.grad", x)
+    record.grad("w.grad stays None", w)
+    record.call("y.backward(inputs=w) (a tensor)", lambda: y.backward(inputs=w))
+    record.grad("w.grad after inputs=w", w)
+    record.grad("x.grad unchanged", x)
+
+    x.grad = w.grad = None
+    y = (x * w).sum()
+    record.call("autograd.backward(y, inputs=(w,))", lambda: T.autograd.backward(y, inputs=(w,)))
+    record.grad("x.grad stays None", x)
+    record.grad("w.grad after inputs=(w,)", w)
+
+    # a non-leaf input keeps its gradient (it is made to retain it)
+    h = x * scalar(rng)
+    k = x.exp()
+    calls = []
+    k.register_hook(lambda g: calls.append("k"))
+    out = (h.exp() * w + k).sum()
+    record.call("out.backward(inputs=[h])", lambda: out.backward(inputs=[h]))
+    record.tensor("h after backward(inputs=[h])", h)
+    record.grad("h.grad", h)
+    record.grad("x.grad: not an input", x)
+    record.value("hooks called on other branches", calls)
+    record.call("k's branch was not run: backward again works", lambda: k.sum().backward())
+    record.grad("x.grad through k only", x)
+
+    # refusals, in PyTorch's order
+    y = (x * w).sum()
+    record.call("backward(inputs=[])", lambda: y.backward(inputs=[]))
+    record.call("autograd.backward(y, inputs=[])", lambda: T.autograd.backward(y, inputs=[]))
+    plain = T.tensor(floats(rng, (n,), -2, 2), device=dev)
+    record.call("an input without grad", lambda: y.backward(inputs=[plain], retain_graph=True))
+    record.call("a number as input", lambda: y.backward(inputs=[scalar(rng)], retain_graph=True))
+    record.call("a 0-d tensor as inputs", lambda: y.backward(inputs=x.sum()))
+    unused = T.tensor(floats(rng, (n,), -2, 2), requires_grad=True, device=dev)
+    record.call("an input the graph never reaches", lambda: y.backward(inputs=[unused]))
+    record.grad("its grad stays None", unused)
+    record.call("y's graph was not run: backward works", lambda: y.backward())
+
+
+# -- autograd.grad through intermediates, running only what it needs (L6, L7) ----------------
+
+
+@scenario(
+    id="values.autograd_grad_runs_only_what_it_needs",
+    rules=["L6", "L7"],
+    topic="values",
+    lecture=f"{LEAF}#backward-errors",
+)
+def autograd_grad_runs_only_what_it_needs(T, record, rng):
+    dev = record.device
+    n = int(rng.integers(2, 5))
+    x = T.tensor(floats(rng, (n,), -1, 1), requires_grad=True, device=dev)
+    w = T.tensor(floats(rng, (n,), -2, 2), requires_grad=True, device=dev)
+    h = x * w
+    y = (h * h).sum()
+    record.call("grad(y, [x, h]): h lies on x's path", lambda: T.autograd.grad(y, [x, h]))
+    h = x * w
+    y = (h.exp() * scalar(rng)).sum()
+    record.call("grad(y, [h, x]) in the other order", lambda: T.autograd.grad(y, [h, x]))
+
+    # two outputs of one node as inputs: each gets its own gradient
+    parts = (x * w).unbind(0)
+    k, j = (int(i) for i in rng.choice(n, size=2, replace=False))
+    ck, cj = scalar(rng, -2, 2), scalar(rng, -2, 2)
+    z = parts[k] * ck + parts[j].exp() * cj
+    record.call("grad(z, [parts[k], parts[j]])", lambda: T.autograd.grad(z, [parts[k], parts[j]]))
+
+    # grad to one branch leaves the other branch's saved tensors in place
+    a = x * scalar(rng)
+    b = x * scalar(rng)
+    out = (a.exp() + b.exp() * w).sum()
+    record.call("grad(out, [a])", lambda: T.autograd.grad(out, [a]))
+    record.call("then grad(out, [b]): b's branch is intact", lambda: T.autograd.grad(out, [b]))
+    record.call("then out.backward(): a's branch was freed", lambda: out.backward())
+    record.grad("x.grad after the failed backward", x)
+
+    # an output that is the only requested input is not run, nor freed
+    e = x.exp()
+    g = T.tensor(floats(rng, (n,), -2, 2), device=dev)
+    record.call("grad(e, [e], g)", lambda: T.autograd.grad(e, [e], g))
+    record.call("then e.backward(g)", lambda: e.backward(g))
+    record.grad("x.grad after e.backward", x)
+    x.grad = None
+    e2 = x.exp()
+    record.call(
+        "grad(e2, [w]) with w unused",
+        lambda: T.autograd.grad(e2, [w], g, allow_unused=True),
+    )
+    record.call("then e2.backward(g): e2's node was not run", lambda: e2.backward(g))
+    record.grad("x.grad after e2.backward", x)
