@@ -483,6 +483,37 @@ def grad_runs_every_branch(m):
     engine._leading_to = everything
 
 
+def shared_modules_visited_twice(m):
+    """named_parameters() and named_modules() yield a module or parameter once per name that
+    holds it, so SGD steps a shared layer twice."""
+    Module = _sub(m, "nn.modules").Module
+
+    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+        yield prefix, self
+        for name, sub in self._modules.items():
+            yield from sub.named_modules(None, prefix + ("." if prefix else "") + name)
+
+    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+        for mprefix, sub in self.named_modules(prefix=prefix):
+            for name, p in sub._parameters.items():
+                if p is not None:
+                    yield mprefix + ("." if mprefix else "") + name, p
+
+    Module.named_modules = named_modules
+    Module.named_parameters = named_parameters
+    Module.children = lambda self: iter(self._modules.values())
+
+
+def to_ignores_cpu_index(m):
+    """to("cpu:0") returns a CPU tensor itself, as to("cpu") does."""
+    ops = _sub(m, "ops")
+    _wrap(
+        ops,
+        "_parse_to",
+        lambda parse: lambda args, kwargs: (*parse(args, kwargs)[:2], kwargs.get("copy", False)),
+    )
+
+
 BUGS = {
     "grad_into_nonleaves": ("L3", grad_into_nonleaves),
     "grads_overwritten": ("L8", grads_overwritten),
@@ -519,6 +550,8 @@ BUGS = {
     "roots_walked_per_entry": ("L8", roots_walked_per_entry),
     "backward_inputs_ignored": ("L3", backward_inputs_ignored),
     "grad_runs_every_branch": ("L7", grad_runs_every_branch),
+    "shared_modules_visited_twice": ("N1", shared_modules_visited_twice),
+    "to_ignores_cpu_index": ("V1", to_ignores_cpu_index),
 }
 
 

@@ -163,3 +163,111 @@ def autograd_grad_runs_only_what_it_needs(T, record, rng):
     )
     record.call("then e2.backward(g): e2's node was not run", lambda: e2.backward(g))
     record.grad("x.grad after e2.backward", x)
+
+
+# -- a module registered twice (N1, L8) -------------------------------------------------------
+
+
+def _set_linear(T, lin, rng, n, dev):
+    with T.no_grad():
+        lin.weight.copy_(T.tensor(floats(rng, (n, n), -1, 1), device=dev))
+        lin.bias.copy_(T.tensor(floats(rng, (n,), -1, 1), device=dev))
+
+
+@scenario(
+    id="values.module_registered_twice",
+    rules=["N1", "L8"],
+    topic="values",
+    lecture=f"{CAPSTONE}#training-loop",
+)
+def module_registered_twice(T, record, rng):
+    # parameters(), named_parameters(), modules() and children() visit a shared module or
+    # parameter once, under its first name, so SGD steps it once; state_dict keeps every name.
+    dev = record.device
+    n = int(rng.integers(2, 4))
+    lin = T.nn.Linear(n, n, device=dev)
+    _set_linear(T, lin, rng, n, dev)
+    net = T.nn.Sequential(lin, T.nn.ReLU(), lin)
+    record.value("len(parameters())", len(list(net.parameters())))
+    record.value("named_parameters names", [k for k, _ in net.named_parameters()])
+    record.value("named_modules names", [k for k, _ in net.named_modules()])
+    record.value("len(modules())", len(list(net.modules())))
+    record.value("len(children())", len(list(net.children())))
+    record.value("named_children names", [k for k, _ in net.named_children()])
+    record.value("state_dict keys", list(net.state_dict().keys()))
+
+    lr = scalar(rng, 0.05, 0.2)
+    opt = T.optim.SGD(net.parameters(), lr=lr)
+    x = T.tensor(floats(rng, (3, n), -1, 1), device=dev)
+    target = T.tensor(floats(rng, (3, n), -1, 1), device=dev)
+    for step in range(2):
+        opt.zero_grad()
+        loss = ((net(x) - target) ** 2).mean()
+        record.call(f"step {step}: backward", lambda loss=loss: loss.backward())
+        record.grad(f"step {step}: weight.grad, both uses summed", lin.weight)
+        record.call(f"step {step}: opt.step()", opt.step)
+        record.tensor(f"step {step}: weight after one SGD step", lin.weight)
+        record.tensor(f"step {step}: bias after one SGD step", lin.bias)
+
+    class Twice(T.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.scale = T.nn.Parameter(T.tensor(floats(rng, (n,), 0.5, 2), device=dev))
+            self.also_scale = self.scale
+            self.first = lin
+            self.second = lin
+
+        def forward(self, x):
+            return self.second(self.first(x) * self.scale) * self.also_scale
+
+    m = Twice()
+    record.value("attribute pairs: named_parameters", [k for k, _ in m.named_parameters()])
+    record.value("attribute pairs: named_modules", [k for k, _ in m.named_modules()])
+    record.value("attribute pairs: state_dict keys", list(m.state_dict().keys()))
+    opt = T.optim.SGD(m.parameters(), lr=lr)
+    opt.zero_grad()
+    record.call("backward through Twice", lambda: m(x).sum().backward())
+    record.call("SGD step on Twice", opt.step)
+    record.tensor("scale after one step", m.scale)
+    record.tensor("shared weight after one step", lin.weight)
+
+
+# -- to() with an explicit CPU index (V1, V2) -------------------------------------------------
+
+
+@scenario(
+    id="devices.to_cpu_with_an_index_copies",
+    rules=["V1", "V2"],
+    topic="devices",
+    lecture=f"{DEVICES}#to-returns-self-or-a-copy",
+    devices=("cpu",),
+)
+def to_cpu_with_an_index_copies(T, record, rng):
+    # A CPU tensor's device carries no index, and to() compares the request as written:
+    # "cpu" and device("cpu") return the tensor itself, "cpu:0" and device("cpu", 0) copy.
+    n = int(rng.integers(2, 5))
+    x = T.tensor(floats(rng, (n,), -2, 2), requires_grad=True)
+    spellings = [
+        ("'cpu'", lambda: x.to("cpu")),
+        ("device('cpu')", lambda: x.to(T.device("cpu"))),
+        ("'cpu:0'", lambda: x.to("cpu:0")),
+        ("device('cpu', 0)", lambda: x.to(T.device("cpu", 0))),
+        ("device('cpu:0')", lambda: x.to(T.device("cpu:0"))),
+        ("device='cpu:0'", lambda: x.to(device="cpu:0")),
+        ("'cpu:0', float32", lambda: x.to("cpu:0", T.float32)),
+        (".cpu()", lambda: x.cpu()),
+    ]
+    for name, move in spellings:
+        y = record.call(f"x.to({name})", move)
+        record.same(f"x.to({name}) is x", y, x)
+    y = x.to("cpu:0")
+    w = T.tensor(floats(rng, (n,), -2, 2))
+    record.call("backward through the cpu:0 copy", lambda: (y * w).sum().backward())
+    record.grad("x.grad through ToCopyBackward0", x)
+    with T.no_grad():
+        y.add_(scalar(rng))
+    record.tensor("x unchanged by an edit of the copy", x)
+    plain = T.tensor(floats(rng, (n,), -2, 2))
+    z = plain.to("cpu:0")
+    record.same("a plain tensor copied too", z, plain)
+    record.tensor("the plain copy", z)
