@@ -807,18 +807,23 @@ def _parse_to(args, kwargs):
     from ._device import canonical, device
 
     dev = dtype = None
+    copy = bool(kwargs.get("copy", False))
     for a in list(args) + [kwargs.get("device"), kwargs.get("dtype")]:
         if a is None:
             continue
         if isinstance(a, _dtypes.dtype):
             dtype = a
         elif isinstance(a, (str, device)):
-            dev = canonical(a)
+            d = a if isinstance(a, device) else device(a)
+            dev = canonical(d)
+            # PyTorch compares the request with the tensor's device as given: a CPU tensor's
+            # device has no index, so "cpu:0" never matches it and to() copies.
+            copy = copy or (d.type == "cpu" and d.index is not None)
         elif isinstance(a, Tensor):
             dev, dtype = a._device, a._dtype
         else:
             raise TypeError(f"to() received an invalid combination of arguments: {a!r}")
-    return dev, dtype, bool(kwargs.get("copy", False))
+    return dev, dtype, copy
 
 
 def to(self, *args, **kwargs):
