@@ -252,6 +252,10 @@ def _run_tensor_hooks(node, grads):
     grads = list(grads)
     for nr, hook in node._hooks or ():
         if grads[nr] is None:
+            # an output of a node that ran without a gradient for it (one output of unbind
+            # used): PyTorch calls its hooks with None, and a hook may not invent one
+            if hook(None) is not None:
+                raise RuntimeError(msg.HOOK_REPLACED_NONE)
             continue
         if type(node) is AccumulateGrad and grads[nr].dtype != node.variable._data.dtype:
             # PyTorch casts a gradient to its input's dtype before any hook sees it
