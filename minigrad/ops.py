@@ -1348,14 +1348,29 @@ def _inplace(self, op, others=(), overlap_ok=False):
     if fn._saved and "result" in fn._saved:
         fn.save_output("result", self)  # the saved output is now self, at its new version
     if self._base is None:
+        _move_retained(self, fn)
         self._grad_fn, self._output_nr, self._requires_grad = fn, 0, False
     else:
         base = self._base
         base_edge = base._edge()
-        base._grad_fn = F.CopySlices(base_edge, self._view_fn, fn)
+        base_fn = F.CopySlices(base_edge, self._view_fn, fn)
+        _move_retained(base, base_fn)
+        base._grad_fn = base_fn
         base._output_nr, base._requires_grad = 0, False
         self._view_version = -1  # rebuild this view's history from the base's new one
     return self
+
+
+def _move_retained(t, new_fn):
+    """retain_grad() follows the tensor to its new history, as PyTorch moves the retains-grad
+    hook to the new grad_fn: .grad is the gradient of the current version. (Hooks from
+    register_hook stay with the old node.)"""
+    if not t._retains_grad:
+        return
+    old_fn = t._grad_fn
+    if old_fn is not None and old_fn._retained:
+        old_fn._retained = [e for e in old_fn._retained if e[1] is not t] or None
+    new_fn._retained = (new_fn._retained or []) + [(0, t)]
 
 
 def _write(self, data):

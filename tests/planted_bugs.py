@@ -514,6 +514,44 @@ def to_ignores_cpu_index(m):
     )
 
 
+def hooks_skip_missing_gradients(m):
+    """A hook on an output that got no gradient is not called (PyTorch calls it with None)."""
+    engine = _sub(m, "autograd.engine")
+
+    def run_hooks(run):
+        def wrapped(node, grads):
+            hooks = node._hooks
+            node._hooks = [(nr, h) for nr, h in hooks or () if grads[nr] is not None] or None
+            try:
+                return run(node, grads)
+            finally:
+                node._hooks = hooks
+
+        return wrapped
+
+    _wrap(engine, "_run_tensor_hooks", run_hooks)
+
+
+def retain_grad_stays_on_old_node(m):
+    """After an in-place change, .grad of a retained tensor is the old version's gradient."""
+    _sub(m, "ops")._move_retained = lambda t, new_fn: None
+
+
+def grad_mode_decorator_only_at_creation(m):
+    """@no_grad() on a generator function sets the mode only while the generator object is
+    made, not while its body runs."""
+    grad_mode = _sub(m, "autograd.grad_mode")
+
+    def decorate(fn, make_context):
+        def wrapper(*args, **kwargs):
+            with make_context():
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+    grad_mode._decorate = decorate
+
+
 BUGS = {
     "grad_into_nonleaves": ("L3", grad_into_nonleaves),
     "grads_overwritten": ("L8", grads_overwritten),
@@ -552,6 +590,9 @@ BUGS = {
     "grad_runs_every_branch": ("L7", grad_runs_every_branch),
     "shared_modules_visited_twice": ("N1", shared_modules_visited_twice),
     "to_ignores_cpu_index": ("V1", to_ignores_cpu_index),
+    "hooks_skip_missing_gradients": ("L3", hooks_skip_missing_gradients),
+    "retain_grad_stays_on_old_node": ("L4", retain_grad_stays_on_old_node),
+    "grad_mode_decorator_only_at_creation": ("L9", grad_mode_decorator_only_at_creation),
 }
 
 

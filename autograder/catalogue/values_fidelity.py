@@ -271,3 +271,116 @@ def to_cpu_with_an_index_copies(T, record, rng):
     z = plain.to("cpu:0")
     record.same("a plain tensor copied too", z, plain)
     record.tensor("the plain copy", z)
+
+
+# -- hooks on an output that gets no gradient (L3) ---------------------------------------------
+
+
+@scenario(
+    id="values.hook_on_an_output_without_gradient",
+    rules=["L3"],
+    topic="values",
+    lecture=f"{LEAF}#retain-grad",
+)
+def hook_on_an_output_without_gradient(T, record, rng):
+    # unbind's node runs when one of its outputs is used; the hooks of the unused outputs are
+    # called with None (before later-registered ones), and may not return a tensor for it.
+    dev = record.device
+    n = int(rng.integers(3, 5))
+    x = T.tensor(floats(rng, (n,), -2, 2), requires_grad=True, device=dev)
+    parts = (x * scalar(rng)).unbind(0)
+    k, j = (int(i) for i in rng.choice(n, size=2, replace=False))
+    calls = []
+    parts[j].register_hook(lambda g: calls.append(("unused", None if g is None else g.tolist())))
+    parts[k].register_hook(lambda g: calls.append(("used", None if g is None else g.tolist())))
+    parts[j].retain_grad()
+    c = scalar(rng, -2, 2)
+    record.call("backward of one output times c", lambda: (parts[k] * c).backward())
+    record.value("hook calls in order", calls)
+    record.grad("the unused output's retained grad", parts[j])
+    record.grad("x.grad", x)
+
+    parts = (x * scalar(rng)).unbind(0)
+    parts[j].register_hook(lambda g: T.ones((), device=dev))
+    record.call("a hook that answers None with a tensor", lambda: parts[k].backward())
+
+
+# -- retain_grad() then an in-place change (L4, I4) -------------------------------------------
+
+
+@scenario(
+    id="values.retain_grad_follows_inplace",
+    rules=["L4", "I4"],
+    topic="values",
+    lecture=f"{LEAF}#retain-grad",
+)
+def retain_grad_follows_inplace(T, record, rng):
+    # .grad of a retained tensor is the gradient of its current version: retain_grad moves to
+    # the new grad_fn after an in-place op (also one through a view of it); hooks do not.
+    dev = record.device
+    n = int(rng.integers(2, 5))
+    x = T.tensor(floats(rng, (n,), -2, 2), requires_grad=True, device=dev)
+    w = T.tensor(floats(rng, (n,), -2, 2), device=dev)
+    cases = [
+        ("y.mul_(s)", lambda y: y.mul_(scalar(rng))),
+        ("y.add_(s); y.mul_(s)", lambda y: y.add_(scalar(rng)).mul_(scalar(rng))),
+        ("y[0] = s", lambda y: y.__setitem__(0, scalar(rng))),
+        ("y[1:].mul_(s) through a view", lambda y: y[1:].mul_(scalar(rng))),
+    ]
+    for name, change in cases:
+        x.grad = None
+        y = x * scalar(rng)
+        y.retain_grad()
+        calls = []
+        y.register_hook(lambda g, calls=calls: calls.append(g.tolist()))
+        record.call(name, lambda y=y, change=change: change(y))
+        record.call(f"{name}: backward", lambda y=y: (y * w).sum().backward())
+        record.grad(f"{name}: y.grad", y)
+        record.grad(f"{name}: x.grad", x)
+        record.value(f"{name}: the hook saw the old version's gradient", calls)
+    # a retained view changed in place: its old node is off the new path, .grad stays None
+    y = x * scalar(rng)
+    v = y[1:]
+    v.retain_grad()
+    v.mul_(scalar(rng))
+    record.call("retained view changed in place: backward", lambda: (y * w).sum().backward())
+    record.grad("the view's .grad", v)
+
+
+# -- grad-mode decorators on generator functions (L9) ------------------------------------------
+
+
+@scenario(
+    id="values.grad_mode_decorators_on_generators",
+    rules=["L9"],
+    topic="values",
+    lecture=f"{LEAF}#no-grad",
+)
+def grad_mode_decorators_on_generators(T, record, rng):
+    # The mode holds inside the generator's body on every resume, and the caller's mode holds
+    # between yields.
+    dev = record.device
+    x = T.tensor(floats(rng, (2,), -2, 2), requires_grad=True, device=dev)
+    s = scalar(rng)
+
+    def body():
+        for _ in range(2):
+            y = x * s
+            yield (T.is_grad_enabled(), y.requires_grad, y.tolist())
+
+    decorated = [
+        ("@no_grad()", T.no_grad()(body), None),
+        ("@no_grad", T.no_grad(body), None),
+        ("@set_grad_enabled(False)", T.set_grad_enabled(False)(body), None),
+        ("@enable_grad() called under no_grad", T.enable_grad()(body), T.no_grad),
+    ]
+    for name, gen_fn, outer in decorated:
+        seen = []
+        if outer is None:
+            for item in gen_fn():
+                seen.append((item, T.is_grad_enabled(), (x * s).requires_grad))
+        else:
+            with outer():
+                for item in gen_fn():
+                    seen.append((item, T.is_grad_enabled(), (x * s).requires_grad))
+        record.value(f"{name}: inside, then outside, at each step", seen)
