@@ -25,6 +25,8 @@ DATA_NOT_FLOATING = (
     "data set to a tensor that requires gradients must be floating point or complex dtype"
 )
 RETAIN_GRAD_NO_GRAD = "can't retain_grad on Tensor that has requires_grad=False"
+INT_NEGATIVE_UNSIGNED = "can't convert negative int to unsigned"
+INT_TOO_BIG = "int too big to convert"
 HOOK_REPLACED_NONE = "can't replace a None gradient with a non-None value"
 BACKWARD_EMPTY_INPUTS = "`inputs` argument to `backward()` cannot be empty."
 BACKWARD_INPUTS_MAPPING = (

@@ -102,9 +102,24 @@ def _prepare(a, b):
             dtype = a._dtype
         else:
             dtype = _dtypes.result_type(a, b)
+        if b.__class__ is int:
+            b = _int_scalar(b, dtype)
     else:
         return NotImplemented
     return dtype, device, _as_operand(a, dtype, device), _as_operand(b, dtype, device)
+
+
+def _int_scalar(v, dtype):
+    """A Python int operand as PyTorch reads it: an int64 Scalar (a uint64 one from 2**63 up,
+    past that OverflowError), then cast to an integer tensor's dtype keeping the low bits as
+    C++ does, so int32 + 2**40 adds 0. No OverflowError from NumPy, no exact comparison."""
+    if not -(1 << 63) <= v < (1 << 64):
+        raise OverflowError(msg.INT_NEGATIVE_UNSIGNED if v < 0 else msg.INT_TOO_BIG)
+    if dtype.is_floating_point or dtype is _dtypes.bool:
+        return v
+    bits = dtype.itemsize * 8
+    v &= (1 << bits) - 1
+    return v - (1 << bits) if v >> (bits - 1) else v
 
 
 def _binary(node_cls, a, b, data, dtype, device, save=None, **kw):

@@ -552,6 +552,12 @@ def grad_mode_decorator_only_at_creation(m):
     grad_mode._decorate = decorate
 
 
+def python_ints_not_wrapped(m):
+    """A Python int operand is used as its exact value: int32 + 2**40 raises NumPy's
+    OverflowError and int32 < 2**40 compares exactly, where PyTorch wraps it to the dtype."""
+    _sub(m, "ops")._int_scalar = lambda v, dtype: v
+
+
 BUGS = {
     "grad_into_nonleaves": ("L3", grad_into_nonleaves),
     "grads_overwritten": ("L8", grads_overwritten),
@@ -593,6 +599,7 @@ BUGS = {
     "hooks_skip_missing_gradients": ("L3", hooks_skip_missing_gradients),
     "retain_grad_stays_on_old_node": ("L4", retain_grad_stays_on_old_node),
     "grad_mode_decorator_only_at_creation": ("L9", grad_mode_decorator_only_at_creation),
+    "python_ints_not_wrapped": ("N2", python_ints_not_wrapped),
 }
 
 

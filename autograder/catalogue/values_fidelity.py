@@ -5,7 +5,7 @@ registered twice, an explicit device index, ...).
 Every value is drawn from the seed; gradients are taken against random weights `w`.
 """
 
-from autograder.catalogue._data import floats, scalar
+from autograder.catalogue._data import floats, ints, scalar
 from autograder.scenarios import scenario
 
 LEAF = "course/02_leaf_nodes.ipynb"
@@ -384,3 +384,37 @@ def grad_mode_decorators_on_generators(T, record, rng):
                 for item in gen_fn():
                     seen.append((item, T.is_grad_enabled(), (x * s).requires_grad))
         record.value(f"{name}: inside, then outside, at each step", seen)
+
+
+# -- Python ints outside a dtype's range (N1, N2) ---------------------------------------------
+
+
+@scenario(
+    id="values.python_ints_outside_the_dtype_range",
+    rules=["N1", "N2"],
+    topic="values",
+    lecture="course/01_tensors_memory.ipynb#dtypes-and-promotion",
+)
+def python_ints_outside_the_dtype_range(T, record, rng):
+    # A Python int operand becomes an int64 Scalar (uint64 from 2**63 up) and is then cast to
+    # an integer tensor's dtype keeping its low bits: int32 + 2**40 adds 0, and compares
+    # against 0. Past uint64, or below int64, the conversion itself raises OverflowError.
+    dev = record.device
+    n = int(rng.integers(2, 5))
+    for dname, dtype in (("int32", T.int32), ("int64", T.int64)):
+        a = T.tensor(ints(rng, (n,), -50, 50), dtype=dtype, device=dev)
+        for big in (2**40, 2**31, 2**63):
+            v = big + int(rng.integers(-3, 4))
+            name = f"{dname} with 2**{big.bit_length() - 1}{v - big:+d}"
+            record.call(f"{name}: a + v", lambda a=a, v=v: a + v)
+            record.call(f"{name}: a - v", lambda a=a, v=v: a - v)
+            record.call(f"{name}: v - a", lambda a=a, v=v: v - a)
+            record.call(f"{name}: a * v", lambda a=a, v=v: a * v)
+            record.call(f"{name}: a == v", lambda a=a, v=v: a == v)
+            record.call(f"{name}: a < v", lambda a=a, v=v: a < v)
+            record.call(f"{name}: a >= v", lambda a=a, v=v: a >= v)
+            record.call(f"{name}: a.clone().add_(v)", lambda a=a, v=v: a.clone().add_(v))
+        record.call(f"{dname} + -(2**63) - 1", lambda a=a: a + (-(2**63) - 1))
+        record.call(f"{dname} + 2**64", lambda a=a: a + 2**64 + int(rng.integers(0, 5)))
+    x = T.tensor(floats(rng, (n,), -2, 2), device=dev)
+    record.call("float32 + 2**63 (read as uint64)", lambda: x + 2**63)
