@@ -25,6 +25,15 @@ DATA_NOT_FLOATING = (
     "data set to a tensor that requires gradients must be floating point or complex dtype"
 )
 RETAIN_GRAD_NO_GRAD = "can't retain_grad on Tensor that has requires_grad=False"
+INT_NEGATIVE_UNSIGNED = "can't convert negative int to unsigned"
+INT_TOO_BIG = "int too big to convert"
+HOOK_REPLACED_NONE = "can't replace a None gradient with a non-None value"
+BACKWARD_EMPTY_INPUTS = "`inputs` argument to `backward()` cannot be empty."
+BACKWARD_INPUTS_MAPPING = (
+    "`inputs` argument to `backward()` must be a dict, not {}. "
+    "Other Mapping types are not supported."
+)
+BACKWARD_INPUT_NOT_TENSOR = "all inputs have to be Tensors or GradientEdges, but got {}"
 
 IMPLICIT_GRAD_NON_SCALAR = "grad can be implicitly created only for scalar outputs"
 GRADIENTS_NOT_TENSORS = "gradients can be either Tensors or None, but got {}"

@@ -102,9 +102,24 @@ def _prepare(a, b):
             dtype = a._dtype
         else:
             dtype = _dtypes.result_type(a, b)
+        if b.__class__ is int:
+            b = _int_scalar(b, dtype)
     else:
         return NotImplemented
     return dtype, device, _as_operand(a, dtype, device), _as_operand(b, dtype, device)
+
+
+def _int_scalar(v, dtype):
+    """A Python int operand as PyTorch reads it: an int64 Scalar (a uint64 one from 2**63 up,
+    past that OverflowError), then cast to an integer tensor's dtype keeping the low bits as
+    C++ does, so int32 + 2**40 adds 0. No OverflowError from NumPy, no exact comparison."""
+    if not -(1 << 63) <= v < (1 << 64):
+        raise OverflowError(msg.INT_NEGATIVE_UNSIGNED if v < 0 else msg.INT_TOO_BIG)
+    if dtype.is_floating_point or dtype is _dtypes.bool:
+        return v
+    bits = dtype.itemsize * 8
+    v &= (1 << bits) - 1
+    return v - (1 << bits) if v >> (bits - 1) else v
 
 
 def _binary(node_cls, a, b, data, dtype, device, save=None, **kw):
@@ -807,18 +822,23 @@ def _parse_to(args, kwargs):
     from ._device import canonical, device
 
     dev = dtype = None
+    copy = bool(kwargs.get("copy", False))
     for a in list(args) + [kwargs.get("device"), kwargs.get("dtype")]:
         if a is None:
             continue
         if isinstance(a, _dtypes.dtype):
             dtype = a
         elif isinstance(a, (str, device)):
-            dev = canonical(a)
+            d = a if isinstance(a, device) else device(a)
+            dev = canonical(d)
+            # PyTorch compares the request with the tensor's device as given: a CPU tensor's
+            # device has no index, so "cpu:0" never matches it and to() copies.
+            copy = copy or (d.type == "cpu" and d.index is not None)
         elif isinstance(a, Tensor):
             dev, dtype = a._device, a._dtype
         else:
             raise TypeError(f"to() received an invalid combination of arguments: {a!r}")
-    return dev, dtype, bool(kwargs.get("copy", False))
+    return dev, dtype, copy
 
 
 def to(self, *args, **kwargs):
@@ -1343,14 +1363,29 @@ def _inplace(self, op, others=(), overlap_ok=False):
     if fn._saved and "result" in fn._saved:
         fn.save_output("result", self)  # the saved output is now self, at its new version
     if self._base is None:
+        _move_retained(self, fn)
         self._grad_fn, self._output_nr, self._requires_grad = fn, 0, False
     else:
         base = self._base
         base_edge = base._edge()
-        base._grad_fn = F.CopySlices(base_edge, self._view_fn, fn)
+        base_fn = F.CopySlices(base_edge, self._view_fn, fn)
+        _move_retained(base, base_fn)
+        base._grad_fn = base_fn
         base._output_nr, base._requires_grad = 0, False
         self._view_version = -1  # rebuild this view's history from the base's new one
     return self
+
+
+def _move_retained(t, new_fn):
+    """retain_grad() follows the tensor to its new history, as PyTorch moves the retains-grad
+    hook to the new grad_fn: .grad is the gradient of the current version. (Hooks from
+    register_hook stay with the old node.)"""
+    if not t._retains_grad:
+        return
+    old_fn = t._grad_fn
+    if old_fn is not None and old_fn._retained:
+        old_fn._retained = [e for e in old_fn._retained if e[1] is not t] or None
+    new_fn._retained = (new_fn._retained or []) + [(0, t)]
 
 
 def _write(self, data):

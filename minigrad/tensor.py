@@ -258,7 +258,9 @@ class Tensor:
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         from .autograd.engine import backward
 
-        backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph)
+        backward(
+            self, gradient, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs
+        )
 
     def detach(self):
         out = Tensor._make(self._data, self._device, self._dtype)

@@ -433,6 +433,131 @@ def grad_setter_unchecked(m):
     Tensor.grad = property(Tensor.grad.fget, lambda t, value: setattr(t, "_grad", value))
 
 
+def roots_walked_per_entry(m):
+    """backward's dependency count walks a node once per root naming it, so roots sharing a
+    node (backward([a, a]), outputs of unbind) leave everything below without a gradient."""
+    engine = _sub(m, "autograd.engine")
+
+    def count(roots):
+        stack = [n for n in roots if n is not None]
+        deps = dict.fromkeys(stack, 0)
+        while stack:
+            node = stack.pop()
+            for nxt, _ in node.next_functions:
+                if nxt is None:
+                    continue
+                if nxt not in deps:
+                    deps[nxt] = 0
+                    stack.append(nxt)
+                deps[nxt] += 1
+        return deps
+
+    engine._count_dependencies = count
+
+
+def backward_inputs_ignored(m):
+    """backward(inputs=...) is checked but then every leaf accumulates."""
+    engine = _sub(m, "autograd.engine")
+    _wrap(
+        engine,
+        "run_backward",
+        lambda run: lambda *args, inputs=None, **kwargs: run(*args, **kwargs),
+    )
+
+
+def grad_runs_every_branch(m):
+    """autograd.grad runs (and frees) every node it reaches, not only those leading to the
+    requested inputs."""
+    engine = _sub(m, "autograd.engine")
+    AccumulateGrad = _sub(m, "autograd.graph").AccumulateGrad
+
+    def everything(roots, targets):
+        seen, stack = set(), [n for n in roots if n is not None]
+        while stack:
+            node = stack.pop()
+            if node not in seen and type(node) is not AccumulateGrad:
+                seen.add(node)
+                stack.extend(n for n, _ in node.next_functions if n is not None)
+        return seen
+
+    engine._leading_to = everything
+
+
+def shared_modules_visited_twice(m):
+    """named_parameters() and named_modules() yield a module or parameter once per name that
+    holds it, so SGD steps a shared layer twice."""
+    Module = _sub(m, "nn.modules").Module
+
+    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+        yield prefix, self
+        for name, sub in self._modules.items():
+            yield from sub.named_modules(None, prefix + ("." if prefix else "") + name)
+
+    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+        for mprefix, sub in self.named_modules(prefix=prefix):
+            for name, p in sub._parameters.items():
+                if p is not None:
+                    yield mprefix + ("." if mprefix else "") + name, p
+
+    Module.named_modules = named_modules
+    Module.named_parameters = named_parameters
+    Module.children = lambda self: iter(self._modules.values())
+
+
+def to_ignores_cpu_index(m):
+    """to("cpu:0") returns a CPU tensor itself, as to("cpu") does."""
+    ops = _sub(m, "ops")
+    _wrap(
+        ops,
+        "_parse_to",
+        lambda parse: lambda args, kwargs: (*parse(args, kwargs)[:2], kwargs.get("copy", False)),
+    )
+
+
+def hooks_skip_missing_gradients(m):
+    """A hook on an output that got no gradient is not called (PyTorch calls it with None)."""
+    engine = _sub(m, "autograd.engine")
+
+    def run_hooks(run):
+        def wrapped(node, grads):
+            hooks = node._hooks
+            node._hooks = [(nr, h) for nr, h in hooks or () if grads[nr] is not None] or None
+            try:
+                return run(node, grads)
+            finally:
+                node._hooks = hooks
+
+        return wrapped
+
+    _wrap(engine, "_run_tensor_hooks", run_hooks)
+
+
+def retain_grad_stays_on_old_node(m):
+    """After an in-place change, .grad of a retained tensor is the old version's gradient."""
+    _sub(m, "ops")._move_retained = lambda t, new_fn: None
+
+
+def grad_mode_decorator_only_at_creation(m):
+    """@no_grad() on a generator function sets the mode only while the generator object is
+    made, not while its body runs."""
+    grad_mode = _sub(m, "autograd.grad_mode")
+
+    def decorate(fn, make_context):
+        def wrapper(*args, **kwargs):
+            with make_context():
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+    grad_mode._decorate = decorate
+
+
+def python_ints_not_wrapped(m):
+    """A Python int operand is used as its exact value: int32 + 2**40 raises NumPy's
+    OverflowError and int32 < 2**40 compares exactly, where PyTorch wraps it to the dtype."""
+    _sub(m, "ops")._int_scalar = lambda v, dtype: v
+
+
 BUGS = {
     "grad_into_nonleaves": ("L3", grad_into_nonleaves),
     "grads_overwritten": ("L8", grads_overwritten),
@@ -466,6 +591,15 @@ BUGS = {
     "leaf_keeps_the_gradient_handed_to_it": ("L11", leaf_keeps_the_gradient_handed_to_it),
     "requires_grad_read_when_recorded": ("L12", requires_grad_read_when_recorded),
     "grad_setter_unchecked": ("L13", grad_setter_unchecked),
+    "roots_walked_per_entry": ("L8", roots_walked_per_entry),
+    "backward_inputs_ignored": ("L3", backward_inputs_ignored),
+    "grad_runs_every_branch": ("L7", grad_runs_every_branch),
+    "shared_modules_visited_twice": ("N1", shared_modules_visited_twice),
+    "to_ignores_cpu_index": ("V1", to_ignores_cpu_index),
+    "hooks_skip_missing_gradients": ("L3", hooks_skip_missing_gradients),
+    "retain_grad_stays_on_old_node": ("L4", retain_grad_stays_on_old_node),
+    "grad_mode_decorator_only_at_creation": ("L9", grad_mode_decorator_only_at_creation),
+    "python_ints_not_wrapped": ("N2", python_ints_not_wrapped),
 }
 
 

@@ -11,6 +11,7 @@ from autograder.catalogue import (  # noqa: F401
     values,
     values_autograd,
     values_course_code,
+    values_fidelity,
     values_scalars,
     values_training,
 )

@@ -5,6 +5,7 @@ No recursion anywhere, so a chain of a million nodes works. Gradients travel as 
 """
 
 import heapq
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -15,8 +16,12 @@ from .graph import AccumulateGrad
 
 def _count_dependencies(roots):
     """How many edges lead into each node reachable from `roots`."""
-    stack = [n for n in roots if n is not None]
-    deps = dict.fromkeys(stack, 0)  # a node is in deps once it has been reached
+    # Roots may share a node (backward([a, a]), outputs of unbind): walk each node once, or
+    # its edges are counted twice and the nodes below never become ready.
+    deps = dict.fromkeys(n for n in roots if n is not None)
+    stack = list(deps)
+    for n in stack:
+        deps[n] = 0  # a node is in deps once it has been reached
     while stack:
         node = stack.pop()
         for nxt, _ in node.next_functions:
@@ -28,6 +33,36 @@ def _count_dependencies(roots):
                 deps[nxt] = 1
                 stack.append(nxt)
     return deps
+
+
+def _leading_to(roots, targets):
+    """The nodes reachable from `roots` that have a path of one edge or more to a target.
+
+    With `inputs` (backward) or in autograd.grad, PyTorch's engine executes only these (and,
+    for backward, the targets themselves): other branches neither run, free their saved
+    tensors, call hooks nor accumulate.
+    """
+    parents = {}
+    stack = list(dict.fromkeys(n for n in roots if n is not None))
+    seen = set(stack)
+    while stack:
+        node = stack.pop()
+        for nxt, _ in node.next_functions:
+            if nxt is None:
+                continue
+            parents.setdefault(nxt, []).append(node)
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    leads = set()
+    stack = [t for t in targets if t in parents]
+    while stack:
+        for p in parents[stack.pop()]:
+            if p not in leads:
+                leads.add(p)
+                if p in parents:
+                    stack.append(p)
+    return leads
 
 
 def _add_into(slot, g):
@@ -91,17 +126,24 @@ def _obeys_layout(g, var):
     )
 
 
-def run_backward(roots, root_grads, retain_graph, capture=None):
+def run_backward(roots, root_grads, retain_graph, capture=None, inputs=None):
     """Propagate `root_grads` (arrays) from the `roots` edges through the graph.
 
     Nodes run when every edge into them has delivered, later-created nodes first.
     `capture` holds nodes whose incoming gradient is returned instead of being accumulated
-    (this is how `autograd.grad` reads gradients without touching `.grad`).
+    (this is how `autograd.grad` reads gradients without touching `.grad`); `inputs` holds
+    the nodes backward(inputs=...) runs to. Either restricts the walk to the nodes that lead
+    to them (see _leading_to).
     """
     deps = _count_dependencies([node for node, _ in roots])
+    wanted = leads = None
+    if capture is not None or inputs is not None:
+        targets = capture if capture is not None else inputs
+        leads = _leading_to([node for node, _ in roots], targets)
+        wanted = leads | set(targets)
     buffers = {}  # node -> one slot per output (see _add_into)
     for (node, nr), g in zip(roots, root_grads):
-        if node is None:
+        if node is None or (wanted is not None and node not in wanted):
             continue
         slots = buffers.setdefault(node, [None] * node.n_outputs)
         if slots[nr] is None:
@@ -140,17 +182,21 @@ def run_backward(roots, root_grads, retain_graph, capture=None):
             if first is not None and grads[0] is not first[0]:  # a hook returned a new tensor
                 first = [grads[0], True, 0, True]
             if capture is not None and node in capture:
-                captured[node] = grads[0]
-                out = (None,) * len(node.next_functions)
-            elif type(node) is AccumulateGrad:
-                if capture is None and grads[0] is not None:
+                # every output's gradient with its buffer's version (PyTorch hands back the
+                # buffer itself, in-place adds counted)
+                captured[node] = [
+                    (g, s[2] if s is not None and s[0] is g else 0) for g, s in zip(grads, slots)
+                ]
+                if node not in leads:  # a captured node runs only on the way to another
+                    continue
+            if type(node) is AccumulateGrad:
+                if grads[0] is not None:
                     take = first[3] and _obeys_layout(grads[0], node.variable._data)
                     node.apply(grads[0], first[2] if take else None)
                 continue
-            else:
-                out = node.apply(*grads)
-                if not retain_graph:
-                    node.release()
+            out = node.apply(*grads)
+            if not retain_graph:
+                node.release()
             incoming = grads[0]
             incoming_version = first[2] if first is not None else 0
             for (nxt, nr), g in zip(node.next_functions, out):
@@ -161,6 +207,8 @@ def run_backward(roots, root_grads, retain_graph, capture=None):
                         g = np.asarray(g)  # NumPy turns 0-d results into immutable scalars
                     slots = buffers.get(nxt)
                     if slots is None:
+                        if wanted is not None and nxt not in wanted:
+                            continue  # a branch that leads to no requested input
                         slots = buffers[nxt] = [None] * nxt.n_outputs
                     if slots[nr] is not None:
                         _add_into(slots[nr], g)
@@ -204,6 +252,10 @@ def _run_tensor_hooks(node, grads):
     grads = list(grads)
     for nr, hook in node._hooks or ():
         if grads[nr] is None:
+            # an output of a node that ran without a gradient for it (one output of unbind
+            # used): PyTorch calls its hooks with None, and a hook may not invent one
+            if hook(None) is not None:
+                raise RuntimeError(msg.HOOK_REPLACED_NONE)
             continue
         if type(node) is AccumulateGrad and grads[nr].dtype != node.variable._data.dtype:
             # PyTorch casts a gradient to its input's dtype before any hook sees it
@@ -275,6 +327,18 @@ def check_roots(tensors, grad_tensors):
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
     from ..tensor import Tensor
 
+    # `inputs` read as PyTorch reads it: one tensor, a plain dict's values, or any iterable
+    if inputs is not None:
+        if isinstance(inputs, Tensor):
+            inputs = [inputs]
+        elif type(inputs) is dict:
+            inputs = list(inputs.values())
+        elif isinstance(inputs, Mapping):
+            raise TypeError(msg.BACKWARD_INPUTS_MAPPING.format(type(inputs).__name__))
+        else:
+            inputs = list(inputs)
+        if not inputs:
+            raise RuntimeError(msg.BACKWARD_EMPTY_INPUTS)
     if isinstance(tensors, Tensor):
         tensors = [tensors]
     tensors = list(tensors)
@@ -282,7 +346,16 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if create_graph:
         raise NotImplementedError("minigrad computes first-order gradients only")
     grads = check_roots(tensors, grad_tensors)
-    run_backward([t._edge() for t in tensors], grads, bool(retain_graph))
+    targets = None
+    if inputs is not None:
+        for t in inputs:
+            if not isinstance(t, Tensor):
+                raise RuntimeError(msg.BACKWARD_INPUT_NOT_TENSOR.format(type(t).__name__))
+            # as PyTorch's engine: a non-leaf input keeps its gradient in .grad; one that
+            # does not require grad is refused by retain_grad's own text
+            t.retain_grad()
+        targets = {t._edge()[0] for t in inputs}
+    run_backward([t._edge() for t in tensors], grads, bool(retain_graph), inputs=targets)
 
 
 def grad(
@@ -307,23 +380,24 @@ def grad(
         if not t.requires_grad:
             raise RuntimeError(msg.INPUT_NO_GRAD)
     grads = check_roots(outputs, grad_outputs)
-    targets = [t._edge()[0] for t in inputs]
+    targets = [t._edge() for t in inputs]
     captured = run_backward(
         [t._edge() for t in outputs],
         grads,
         bool(retain_graph),
-        capture=set(targets),
+        capture={node for node, _ in targets},
     )
     result = []
-    for i, (t, node) in enumerate(zip(inputs, targets)):
-        g = captured.get(node)
+    for i, (t, (node, nr)) in enumerate(zip(inputs, targets)):
+        g, version = captured[node][nr] if node in captured else (None, 0)
         if g is None:
             if not (allow_unused or materialize_grads):
                 raise RuntimeError(msg.UNUSED_INPUT.format(i))  # the first unused one
-            result.append(t._xp.zeros_like(t._data) if materialize_grads else None)
+            result.append(Tensor._wrap(t._xp.zeros_like(t._data)) if materialize_grads else None)
             continue
-        result.append(g)
-    return tuple(
-        None if g is None else Tensor._wrap(g.astype(t._data.dtype, copy=False))
-        for g, t in zip(result, inputs)
-    )
+        if g.dtype != t._data.dtype:
+            g, version = g.astype(t._data.dtype), 0
+        out = Tensor._wrap(g)
+        out._version_counter.value = version
+        result.append(out)
+    return tuple(result)

@@ -1,6 +1,8 @@
 """Grad mode: whether operations record a graph (`no_grad`, `enable_grad`, `set_grad_enabled`)."""
 
 import functools
+import inspect
+import sys
 
 from .. import _messages as msg
 
@@ -31,12 +33,7 @@ class _GradModeContext:
         return False
 
     def __call__(self, fn):
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with self.__class__():
-                return fn(*args, **kwargs)
-
-        return wrapper
+        return _decorate(fn, self.__class__)
 
 
 class _NoParamContext(_GradModeContext):
@@ -72,10 +69,42 @@ class set_grad_enabled(_GradModeContext):
     def __call__(self, fn):
         mode = self._mode
         _set(self._previous)  # as a decorator it must not change the mode now
+        return _decorate(fn, lambda: set_grad_enabled(mode))
+
+
+def _decorate(fn, make_context):
+    """Run `fn` under a fresh context. A generator function's body runs under it on every
+    resume, not only while the generator object is made (PyTorch's _wrap_generator): the
+    caller's mode holds between yields."""
+    if inspect.isgeneratorfunction(fn):
 
         @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with set_grad_enabled(mode):
-                return fn(*args, **kwargs)
+        def generator(*args, **kwargs):
+            gen = fn(*args, **kwargs)
+            try:
+                with make_context():
+                    response = gen.send(None)
+                while True:
+                    try:
+                        request = yield response
+                    except GeneratorExit:
+                        with make_context():
+                            gen.close()
+                        raise
+                    except BaseException:
+                        with make_context():
+                            response = gen.throw(*sys.exc_info())
+                    else:
+                        with make_context():
+                            response = gen.send(request)
+            except StopIteration as stop:
+                return stop.value
 
-        return wrapper
+        return generator
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        with make_context():
+            return fn(*args, **kwargs)
+
+    return wrapper

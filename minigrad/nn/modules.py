@@ -58,19 +58,53 @@ class Module:
             f'Module [{type(self).__name__}] is missing the required "forward" function'
         )
 
-    def named_parameters(self, prefix=""):
-        for name, p in self._parameters.items():
-            if p is not None:
-                yield prefix + name, p
-        for mname, m in self._modules.items():
-            yield from m.named_parameters(prefix + mname + ".")
+    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+        # As PyTorch: a module registered twice (Sequential(lin, lin), two attributes holding
+        # one layer) is visited once, under its first name.
+        if memo is None:
+            memo = set()
+        if self in memo:
+            return
+        if remove_duplicate:
+            memo.add(self)
+        yield prefix, self
+        for name, m in self._modules.items():
+            if m is not None:
+                yield from m.named_modules(
+                    memo, prefix + ("." if prefix else "") + name, remove_duplicate
+                )
 
-    def parameters(self):
-        for _, p in self.named_parameters():
+    def modules(self):
+        for _, m in self.named_modules():
+            yield m
+
+    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+        # Each parameter once, however many modules or attributes hold it, so that an
+        # optimizer steps it once per step, as PyTorch's.
+        modules = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
+        memo = set()
+        for mprefix, m in modules:
+            for name, p in m._parameters.items():
+                if p is None or p in memo:
+                    continue
+                if remove_duplicate:
+                    memo.add(p)
+                yield mprefix + ("." if mprefix else "") + name, p
+
+    def parameters(self, recurse=True):
+        for _, p in self.named_parameters(recurse=recurse):
             yield p
 
+    def named_children(self):
+        memo = set()
+        for name, m in self._modules.items():
+            if m is not None and m not in memo:
+                memo.add(m)
+                yield name, m
+
     def children(self):
-        return iter(self._modules.values())
+        for _, m in self.named_children():
+            yield m
 
     def zero_grad(self, set_to_none=True):
         for p in self.parameters():
@@ -111,8 +145,16 @@ class Module:
     def eval(self):
         return self.train(False)
 
-    def state_dict(self):
-        return OrderedDict((k, v.detach()) for k, v in self.named_parameters())
+    def state_dict(self, destination=None, prefix=""):
+        # Unlike parameters(), PyTorch's state_dict keeps every name a parameter is held under.
+        out = OrderedDict() if destination is None else destination
+        for name, p in self._parameters.items():
+            if p is not None:
+                out[prefix + name] = p.detach()
+        for name, m in self._modules.items():
+            if m is not None:
+                m.state_dict(out, prefix + name + ".")
+        return out
 
     def extra_repr(self):
         return ""

@@ -1,0 +1,420 @@
+"""Scenarios: where a wrong engine silently computes wrong numbers or runs the wrong part of the
+graph (roots sharing a node, backward's `inputs`, autograd.grad through an intermediate, a module
+registered twice, an explicit device index, ...).
+
+Every value is drawn from the seed; gradients are taken against random weights `w`.
+"""
+
+from autograder.catalogue._data import floats, ints, scalar
+from autograder.scenarios import scenario
+
+LEAF = "course/02_leaf_nodes.ipynb"
+INPLACE = "course/04_inplace_versions.ipynb"
+DEVICES = "course/06_devices.ipynb"
+CAPSTONE = "course/07_capstone.ipynb"
+
+
+# -- several backward roots on one node (L3, L8) ---------------------------------------------
+
+
+@scenario(
+    id="values.backward_roots_sharing_a_node",
+    rules=["L3", "L8"],
+    topic="values",
+    lecture=f"{LEAF}#accumulate-and-zero",
+)
+def backward_roots_sharing_a_node(T, record, rng):
+    # Each node runs once, with every root's gradient summed into it: the same tensor twice,
+    # or several outputs of one unbind, all reach the leaf.
+    dev = record.device
+    n = int(rng.integers(2, 5))
+    x = T.tensor(floats(rng, (n,), -2, 2), requires_grad=True, device=dev)
+    a = x * scalar(rng)
+    g1 = T.tensor(floats(rng, (n,), -2, 2), device=dev)
+    g2 = T.tensor(floats(rng, (n,), -2, 2), device=dev)
+    record.call("backward([a, a], [g1, g2])", lambda: T.autograd.backward([a, a], [g1, g2]))
+    record.grad("x.grad: both gradients", x)
+
+    x.grad = None
+    parts = (x * scalar(rng)).unbind(0)
+    k, j = (int(i) for i in rng.choice(n, size=2, replace=False))
+    gk = T.tensor(scalar(rng, -2, 2), device=dev)
+    gj = T.tensor(scalar(rng, -2, 2), device=dev)
+    record.call(
+        "backward of two unbind outputs",
+        lambda: T.autograd.backward([parts[k], parts[j]], [gk, gj]),
+    )
+    record.grad("x.grad: two entries filled", x)
+
+    # the same root given with a later node of its own graph
+    b = x.exp()
+    c = (b * scalar(rng)).sum()
+    gb = T.tensor(floats(rng, (n,), -2, 2), device=dev)
+    record.call("backward([c, b]) with b below c", lambda: T.autograd.backward([c, b], [None, gb]))
+    record.grad("x.grad accumulates both", x)
+
+
+# -- backward(inputs=...) (L3, L6, L7) --------------------------------------------------------
+
+
+@scenario(
+    id="values.backward_inputs_restricts_accumulation",
+    rules=["L3", "L6", "L7"],
+    topic="values",
+    lecture=f"{LEAF}#backward-errors",
+)
+def backward_inputs_restricts_accumulation(T, record, rng):
+    # Only the tensors named in `inputs` get gradients; branches that lead to none of them are
+    # not run (their saved tensors survive, their hooks stay silent).
+    dev = record.device
+    n = int(rng.integers(2, 5))
+    x = T.tensor(floats(rng, (n,), -2, 2), requires_grad=True, device=dev)
+    w = T.tensor(floats(rng, (n,), -2, 2), requires_grad=True, device=dev)
+    y = (x * w).sum()
+    record.call("y.backward(inputs=[x])", lambda: y.backward(inputs=[x], retain_graph=True))
+    record.grad("x.grad", x)
+    record.grad("w.grad stays None", w)
+    record.call("y.backward(inputs=w) (a tensor)", lambda: y.backward(inputs=w))
+    record.grad("w.grad after inputs=w", w)
+    record.grad("x.grad unchanged", x)
+
+    x.grad = w.grad = None
+    y = (x * w).sum()
+    record.call("autograd.backward(y, inputs=(w,))", lambda: T.autograd.backward(y, inputs=(w,)))
+    record.grad("x.grad stays None", x)
+    record.grad("w.grad after inputs=(w,)", w)
+
+    # a non-leaf input keeps its gradient (it is made to retain it)
+    h = x * scalar(rng)
+    k = x.exp()
+    calls = []
+    k.register_hook(lambda g: calls.append("k"))
+    out = (h.exp() * w + k).sum()
+    record.call("out.backward(inputs=[h])", lambda: out.backward(inputs=[h]))
+    record.tensor("h after backward(inputs=[h])", h)
+    record.grad("h.grad", h)
+    record.grad("x.grad: not an input", x)
+    record.value("hooks called on other branches", calls)
+    record.call("k's branch was not run: backward again works", lambda: k.sum().backward())
+    record.grad("x.grad through k only", x)
+
+    # refusals, in PyTorch's order
+    y = (x * w).sum()
+    record.call("backward(inputs=[])", lambda: y.backward(inputs=[]))
+    record.call("autograd.backward(y, inputs=[])", lambda: T.autograd.backward(y, inputs=[]))
+    plain = T.tensor(floats(rng, (n,), -2, 2), device=dev)
+    record.call("an input without grad", lambda: y.backward(inputs=[plain], retain_graph=True))
+    record.call("a number as input", lambda: y.backward(inputs=[scalar(rng)], retain_graph=True))
+    record.call("a 0-d tensor as inputs", lambda: y.backward(inputs=x.sum()))
+    unused = T.tensor(floats(rng, (n,), -2, 2), requires_grad=True, device=dev)
+    record.call("an input the graph never reaches", lambda: y.backward(inputs=[unused]))
+    record.grad("its grad stays None", unused)
+    record.call("y's graph was not run: backward works", lambda: y.backward())
+
+
+# -- autograd.grad through intermediates, running only what it needs (L6, L7) ----------------
+
+
+@scenario(
+    id="values.autograd_grad_runs_only_what_it_needs",
+    rules=["L6", "L7"],
+    topic="values",
+    lecture=f"{LEAF}#backward-errors",
+)
+def autograd_grad_runs_only_what_it_needs(T, record, rng):
+    dev = record.device
+    n = int(rng.integers(2, 5))
+    x = T.tensor(floats(rng, (n,), -1, 1), requires_grad=True, device=dev)
+    w = T.tensor(floats(rng, (n,), -2, 2), requires_grad=True, device=dev)
+    h = x * w
+    y = (h * h).sum()
+    record.call("grad(y, [x, h]): h lies on x's path", lambda: T.autograd.grad(y, [x, h]))
+    h = x * w
+    y = (h.exp() * scalar(rng)).sum()
+    record.call("grad(y, [h, x]) in the other order", lambda: T.autograd.grad(y, [h, x]))
+
+    # two outputs of one node as inputs: each gets its own gradient
+    parts = (x * w).unbind(0)
+    k, j = (int(i) for i in rng.choice(n, size=2, replace=False))
+    ck, cj = scalar(rng, -2, 2), scalar(rng, -2, 2)
+    z = parts[k] * ck + parts[j].exp() * cj
+    record.call("grad(z, [parts[k], parts[j]])", lambda: T.autograd.grad(z, [parts[k], parts[j]]))
+
+    # grad to one branch leaves the other branch's saved tensors in place
+    a = x * scalar(rng)
+    b = x * scalar(rng)
+    out = (a.exp() + b.exp() * w).sum()
+    record.call("grad(out, [a])", lambda: T.autograd.grad(out, [a]))
+    record.call("then grad(out, [b]): b's branch is intact", lambda: T.autograd.grad(out, [b]))
+    record.call("then out.backward(): a's branch was freed", lambda: out.backward())
+    record.grad("x.grad after the failed backward", x)
+
+    # an output that is the only requested input is not run, nor freed
+    e = x.exp()
+    g = T.tensor(floats(rng, (n,), -2, 2), device=dev)
+    record.call("grad(e, [e], g)", lambda: T.autograd.grad(e, [e], g))
+    record.call("then e.backward(g)", lambda: e.backward(g))
+    record.grad("x.grad after e.backward", x)
+    x.grad = None
+    e2 = x.exp()
+    record.call(
+        "grad(e2, [w]) with w unused",
+        lambda: T.autograd.grad(e2, [w], g, allow_unused=True),
+    )
+    record.call("then e2.backward(g): e2's node was not run", lambda: e2.backward(g))
+    record.grad("x.grad after e2.backward", x)
+
+
+# -- a module registered twice (N1, L8) -------------------------------------------------------
+
+
+def _set_linear(T, lin, rng, n, dev):
+    with T.no_grad():
+        lin.weight.copy_(T.tensor(floats(rng, (n, n), -1, 1), device=dev))
+        lin.bias.copy_(T.tensor(floats(rng, (n,), -1, 1), device=dev))
+
+
+@scenario(
+    id="values.module_registered_twice",
+    rules=["N1", "L8"],
+    topic="values",
+    lecture=f"{CAPSTONE}#training-loop",
+)
+def module_registered_twice(T, record, rng):
+    # parameters(), named_parameters(), modules() and children() visit a shared module or
+    # parameter once, under its first name, so SGD steps it once; state_dict keeps every name.
+    dev = record.device
+    n = int(rng.integers(2, 4))
+    lin = T.nn.Linear(n, n, device=dev)
+    _set_linear(T, lin, rng, n, dev)
+    net = T.nn.Sequential(lin, T.nn.ReLU(), lin)
+    record.value("len(parameters())", len(list(net.parameters())))
+    record.value("named_parameters names", [k for k, _ in net.named_parameters()])
+    record.value("named_modules names", [k for k, _ in net.named_modules()])
+    record.value("len(modules())", len(list(net.modules())))
+    record.value("len(children())", len(list(net.children())))
+    record.value("named_children names", [k for k, _ in net.named_children()])
+    record.value("state_dict keys", list(net.state_dict().keys()))
+
+    lr = scalar(rng, 0.05, 0.2)
+    opt = T.optim.SGD(net.parameters(), lr=lr)
+    x = T.tensor(floats(rng, (3, n), -1, 1), device=dev)
+    target = T.tensor(floats(rng, (3, n), -1, 1), device=dev)
+    for step in range(2):
+        opt.zero_grad()
+        loss = ((net(x) - target) ** 2).mean()
+        record.call(f"step {step}: backward", lambda loss=loss: loss.backward())
+        record.grad(f"step {step}: weight.grad, both uses summed", lin.weight)
+        record.call(f"step {step}: opt.step()", opt.step)
+        record.tensor(f"step {step}: weight after one SGD step", lin.weight)
+        record.tensor(f"step {step}: bias after one SGD step", lin.bias)
+
+    class Twice(T.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.scale = T.nn.Parameter(T.tensor(floats(rng, (n,), 0.5, 2), device=dev))
+            self.also_scale = self.scale
+            self.first = lin
+            self.second = lin
+
+        def forward(self, x):
+            return self.second(self.first(x) * self.scale) * self.also_scale
+
+    m = Twice()
+    record.value("attribute pairs: named_parameters", [k for k, _ in m.named_parameters()])
+    record.value("attribute pairs: named_modules", [k for k, _ in m.named_modules()])
+    record.value("attribute pairs: state_dict keys", list(m.state_dict().keys()))
+    opt = T.optim.SGD(m.parameters(), lr=lr)
+    opt.zero_grad()
+    record.call("backward through Twice", lambda: m(x).sum().backward())
+    record.call("SGD step on Twice", opt.step)
+    record.tensor("scale after one step", m.scale)
+    record.tensor("shared weight after one step", lin.weight)
+
+
+# -- to() with an explicit CPU index (V1, V2) -------------------------------------------------
+
+
+@scenario(
+    id="devices.to_cpu_with_an_index_copies",
+    rules=["V1", "V2"],
+    topic="devices",
+    lecture=f"{DEVICES}#to-returns-self-or-a-copy",
+    devices=("cpu",),
+)
+def to_cpu_with_an_index_copies(T, record, rng):
+    # A CPU tensor's device carries no index, and to() compares the request as written:
+    # "cpu" and device("cpu") return the tensor itself, "cpu:0" and device("cpu", 0) copy.
+    n = int(rng.integers(2, 5))
+    x = T.tensor(floats(rng, (n,), -2, 2), requires_grad=True)
+    spellings = [
+        ("'cpu'", lambda: x.to("cpu")),
+        ("device('cpu')", lambda: x.to(T.device("cpu"))),
+        ("'cpu:0'", lambda: x.to("cpu:0")),
+        ("device('cpu', 0)", lambda: x.to(T.device("cpu", 0))),
+        ("device('cpu:0')", lambda: x.to(T.device("cpu:0"))),
+        ("device='cpu:0'", lambda: x.to(device="cpu:0")),
+        ("'cpu:0', float32", lambda: x.to("cpu:0", T.float32)),
+        (".cpu()", lambda: x.cpu()),
+    ]
+    for name, move in spellings:
+        y = record.call(f"x.to({name})", move)
+        record.same(f"x.to({name}) is x", y, x)
+    y = x.to("cpu:0")
+    w = T.tensor(floats(rng, (n,), -2, 2))
+    record.call("backward through the cpu:0 copy", lambda: (y * w).sum().backward())
+    record.grad("x.grad through ToCopyBackward0", x)
+    with T.no_grad():
+        y.add_(scalar(rng))
+    record.tensor("x unchanged by an edit of the copy", x)
+    plain = T.tensor(floats(rng, (n,), -2, 2))
+    z = plain.to("cpu:0")
+    record.same("a plain tensor copied too", z, plain)
+    record.tensor("the plain copy", z)
+
+
+# -- hooks on an output that gets no gradient (L3) ---------------------------------------------
+
+
+@scenario(
+    id="values.hook_on_an_output_without_gradient",
+    rules=["L3"],
+    topic="values",
+    lecture=f"{LEAF}#retain-grad",
+)
+def hook_on_an_output_without_gradient(T, record, rng):
+    # unbind's node runs when one of its outputs is used; the hooks of the unused outputs are
+    # called with None (before later-registered ones), and may not return a tensor for it.
+    dev = record.device
+    n = int(rng.integers(3, 5))
+    x = T.tensor(floats(rng, (n,), -2, 2), requires_grad=True, device=dev)
+    parts = (x * scalar(rng)).unbind(0)
+    k, j = (int(i) for i in rng.choice(n, size=2, replace=False))
+    calls = []
+    parts[j].register_hook(lambda g: calls.append(("unused", None if g is None else g.tolist())))
+    parts[k].register_hook(lambda g: calls.append(("used", None if g is None else g.tolist())))
+    parts[j].retain_grad()
+    c = scalar(rng, -2, 2)
+    record.call("backward of one output times c", lambda: (parts[k] * c).backward())
+    record.value("hook calls in order", calls)
+    record.grad("the unused output's retained grad", parts[j])
+    record.grad("x.grad", x)
+
+    parts = (x * scalar(rng)).unbind(0)
+    parts[j].register_hook(lambda g: T.ones((), device=dev))
+    record.call("a hook that answers None with a tensor", lambda: parts[k].backward())
+
+
+# -- retain_grad() then an in-place change (L4, I4) -------------------------------------------
+
+
+@scenario(
+    id="values.retain_grad_follows_inplace",
+    rules=["L4", "I4"],
+    topic="values",
+    lecture=f"{LEAF}#retain-grad",
+)
+def retain_grad_follows_inplace(T, record, rng):
+    # .grad of a retained tensor is the gradient of its current version: retain_grad moves to
+    # the new grad_fn after an in-place op (also one through a view of it); hooks do not.
+    dev = record.device
+    n = int(rng.integers(2, 5))
+    x = T.tensor(floats(rng, (n,), -2, 2), requires_grad=True, device=dev)
+    w = T.tensor(floats(rng, (n,), -2, 2), device=dev)
+    cases = [
+        ("y.mul_(s)", lambda y: y.mul_(scalar(rng))),
+        ("y.add_(s); y.mul_(s)", lambda y: y.add_(scalar(rng)).mul_(scalar(rng))),
+        ("y[0] = s", lambda y: y.__setitem__(0, scalar(rng))),
+        ("y[1:].mul_(s) through a view", lambda y: y[1:].mul_(scalar(rng))),
+    ]
+    for name, change in cases:
+        x.grad = None
+        y = x * scalar(rng)
+        y.retain_grad()
+        calls = []
+        y.register_hook(lambda g, calls=calls: calls.append(g.tolist()))
+        record.call(name, lambda y=y, change=change: change(y))
+        record.call(f"{name}: backward", lambda y=y: (y * w).sum().backward())
+        record.grad(f"{name}: y.grad", y)
+        record.grad(f"{name}: x.grad", x)
+        record.value(f"{name}: the hook saw the old version's gradient", calls)
+    # a retained view changed in place: its old node is off the new path, .grad stays None
+    y = x * scalar(rng)
+    v = y[1:]
+    v.retain_grad()
+    v.mul_(scalar(rng))
+    record.call("retained view changed in place: backward", lambda: (y * w).sum().backward())
+    record.grad("the view's .grad", v)
+
+
+# -- grad-mode decorators on generator functions (L9) ------------------------------------------
+
+
+@scenario(
+    id="values.grad_mode_decorators_on_generators",
+    rules=["L9"],
+    topic="values",
+    lecture=f"{LEAF}#no-grad",
+)
+def grad_mode_decorators_on_generators(T, record, rng):
+    # The mode holds inside the generator's body on every resume, and the caller's mode holds
+    # between yields.
+    dev = record.device
+    x = T.tensor(floats(rng, (2,), -2, 2), requires_grad=True, device=dev)
+    s = scalar(rng)
+
+    def body():
+        for _ in range(2):
+            y = x * s
+            yield (T.is_grad_enabled(), y.requires_grad, y.tolist())
+
+    decorated = [
+        ("@no_grad()", T.no_grad()(body), None),
+        ("@no_grad", T.no_grad(body), None),
+        ("@set_grad_enabled(False)", T.set_grad_enabled(False)(body), None),
+        ("@enable_grad() called under no_grad", T.enable_grad()(body), T.no_grad),
+    ]
+    for name, gen_fn, outer in decorated:
+        seen = []
+        if outer is None:
+            for item in gen_fn():
+                seen.append((item, T.is_grad_enabled(), (x * s).requires_grad))
+        else:
+            with outer():
+                for item in gen_fn():
+                    seen.append((item, T.is_grad_enabled(), (x * s).requires_grad))
+        record.value(f"{name}: inside, then outside, at each step", seen)
+
+
+# -- Python ints outside a dtype's range (N1, N2) ---------------------------------------------
+
+
+@scenario(
+    id="values.python_ints_outside_the_dtype_range",
+    rules=["N1", "N2"],
+    topic="values",
+    lecture="course/01_tensors_memory.ipynb#dtypes-and-promotion",
+)
+def python_ints_outside_the_dtype_range(T, record, rng):
+    # A Python int operand becomes an int64 Scalar (uint64 from 2**63 up) and is then cast to
+    # an integer tensor's dtype keeping its low bits: int32 + 2**40 adds 0, and compares
+    # against 0. Past uint64, or below int64, the conversion itself raises OverflowError.
+    dev = record.device
+    n = int(rng.integers(2, 5))
+    for dname, dtype in (("int32", T.int32), ("int64", T.int64)):
+        a = T.tensor(ints(rng, (n,), -50, 50), dtype=dtype, device=dev)
+        for big in (2**40, 2**31, 2**63):
+            v = big + int(rng.integers(-3, 4))
+            name = f"{dname} with 2**{big.bit_length() - 1}{v - big:+d}"
+            record.call(f"{name}: a + v", lambda a=a, v=v: a + v)
+            record.call(f"{name}: a - v", lambda a=a, v=v: a - v)
+            record.call(f"{name}: v - a", lambda a=a, v=v: v - a)
+            record.call(f"{name}: a * v", lambda a=a, v=v: a * v)
+            record.call(f"{name}: a == v", lambda a=a, v=v: a == v)
+            record.call(f"{name}: a < v", lambda a=a, v=v: a < v)
+            record.call(f"{name}: a >= v", lambda a=a, v=v: a >= v)
+            record.call(f"{name}: a.clone().add_(v)", lambda a=a, v=v: a.clone().add_(v))
+        record.call(f"{dname} + -(2**63) - 1", lambda a=a: a + (-(2**63) - 1))
+        record.call(f"{dname} + 2**64", lambda a=a: a + 2**64 + int(rng.integers(0, 5)))
+    x = T.tensor(floats(rng, (n,), -2, 2), device=dev)
+    record.call("float32 + 2**63 (read as uint64)", lambda: x + 2**63)
