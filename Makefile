@@ -47,11 +47,11 @@ html: install
 # Self-paced: run an exercise notebook and print the feedback the grader would give.
 check: install
 	@test -n "$(NB)" || (echo "usage: make check NB=exercises/<topic>/<topic>.ipynb" && exit 2)
-	$(BIN)/python -m autograder.exercise_kit.selfcheck $(NB)
+	$(BIN)/python -m coursekit.exercises.selfcheck $(NB)
 
-# Regenerate solutions/ and exercises/ after changing autograder/exercise_kit or the catalogue.
+# Regenerate solutions/ and exercises/ after changing coursekit/exercises or the catalogue.
 exercises: install
-	$(BIN)/python -m autograder.exercise_kit
+	$(BIN)/python -m coursekit.exercises
 
 # A sample class (built from solutions/) graded end to end by the instructor's pipeline.
 demo: install

@@ -36,9 +36,9 @@ from browser_support import (
 from nbgrader.api import Gradebook
 from playwright.sync_api import expect, sync_playwright
 
-from autograder.exercise_kit.planted import BUGS, solution_sources
-from autograder.pipeline.demo import CLASS as DEMO_CLASS
-from autograder.pipeline.demo import ROSTER as DEMO_ROSTER
+from coursekit.classroom.demo import CLASS as DEMO_CLASS
+from coursekit.classroom.demo import ROSTER as DEMO_ROSTER
+from coursekit.exercises.planted import BUGS, solution_sources
 
 pytestmark = pytest.mark.xdist_group("browser")
 expect.set_options(timeout=60_000)  # JupyterLab on a busy 2-core machine takes its time

@@ -18,11 +18,11 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.exercise_kit.__main__ import write_solutions
-from autograder.exercise_kit.assignments import ASSIGNMENTS, BY_NAME
-from autograder.exercise_kit.notebook import build_notebook, cpu_points, notebook_text
-from autograder.exercise_kit.planted import BUGS, WARNING_PREAMBLE, answered
-from autograder.exercise_kit.release import EXERCISES, REPO, SOLUTIONS, Course, release
+from coursekit.exercises.__main__ import write_solutions
+from coursekit.exercises.assignments import ASSIGNMENTS, BY_NAME
+from coursekit.exercises.notebook import build_notebook, cpu_points, notebook_text
+from coursekit.exercises.planted import BUGS, WARNING_PREAMBLE, answered
+from coursekit.exercises.release import EXERCISES, REPO, SOLUTIONS, Course, release
 
 NO_GPU = "not run: no GPU on the grader"
 
@@ -118,7 +118,7 @@ def test_solution_notebooks_are_regenerated_identically():
 
 @pytest.mark.xdist_group("generate")
 def test_generator_writes_the_same_bytes_twice(tmp_path, monkeypatch):
-    import autograder.exercise_kit.__main__ as main
+    import coursekit.exercises.__main__ as main
 
     monkeypatch.setattr(main, "SOLUTIONS", tmp_path)
     write_solutions(["devices"])
@@ -261,7 +261,7 @@ def test_validate_invert_flags_every_test_cell_of_the_stubs(name):
 
 @pytest.mark.xdist_group("devices")
 def test_self_check_prints_the_graders_feedback(tmp_path):
-    from autograder.exercise_kit.selfcheck import run
+    from coursekit.exercises.selfcheck import run
 
     name = "devices"
     answered_path = tmp_path / name / f"{name}.ipynb"
@@ -282,8 +282,8 @@ def test_self_check_prints_the_graders_feedback(tmp_path):
 
 
 def test_grading_uses_the_pipelines_seed(monkeypatch):
-    from autograder.exercise_kit.grading import SEED_VARIABLE, check_notebook_engine
-    from autograder.exercise_kit.planted import reference_engine
+    from coursekit.exercises.grading import SEED_VARIABLE, check_notebook_engine
+    from coursekit.exercises.planted import reference_engine
 
     monkeypatch.setenv(SEED_VARIABLE, "1234")
     report = check_notebook_engine(reference_engine(), "devices", ["V3"])

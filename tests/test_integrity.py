@@ -28,11 +28,11 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import sealed
-from autograder.exercise_kit.cells import without_markers
 from autograder.report import NOT_RUN_NO_GPU
-from autograder.sealed.nbgrader_steps import seal_outputs, write_scores
-from autograder.sealed.sandbox import Sandbox, layers
+from coursekit import sealed
+from coursekit.exercises.cells import without_markers
+from coursekit.sealed.nbgrader_steps import seal_outputs, write_scores
+from coursekit.sealed.sandbox import Sandbox, layers
 
 REPO = Path(__file__).resolve().parents[1]
 SOURCE = REPO / "solutions" / "leaf_nodes" / "leaf_nodes.ipynb"
@@ -163,7 +163,7 @@ def assert_next_student_graded(contract, tmp_path):
 IN_KERNEL = r"""
 import io, json, os, re, signal, sys, time
 import nbformat, torch
-import autograder.check, autograder.exercise_kit.grading
+import autograder.check, coursekit.exercises.grading
 from IPython.core.interactiveshell import InteractiveShell
 from nbgrader.utils import determine_grade
 
@@ -284,7 +284,7 @@ def test_the_child_sees_no_torch_no_minigrad_no_course_and_a_minimal_environment
         "import json, os, importlib\n"
         "out = {'env': sorted(os.environ), 'uid': os.getuid(), 'root': sorted(os.listdir('/'))}\n"
         "for name in ('torch', 'minigrad', 'IPython', 'nbgrader', 'autograder.check',\n"
-        "             'autograder.exercise_kit', 'numpy'):\n"
+        "             'coursekit.exercises', 'numpy'):\n"
         "    try:\n"
         "        importlib.import_module(name); out[name] = 'imported'\n"
         "    except ImportError as exc:\n"
@@ -295,7 +295,7 @@ def test_the_child_sees_no_torch_no_minigrad_no_course_and_a_minimal_environment
     )
     assert found["torch"] == found["minigrad"] == "ModuleNotFoundError"
     assert found["IPython"] == found["nbgrader"] == "ModuleNotFoundError"
-    assert found["autograder.check"] == found["autograder.exercise_kit"] == "ModuleNotFoundError"
+    assert found["autograder.check"] == found["coursekit.exercises"] == "ModuleNotFoundError"
     assert found["numpy"] == "imported"
     assert not any(found[p] for p in (str(REPO), str(SOURCE), "/root", "/home", "/work"))
     assert not found["/etc/passwd"]
@@ -874,7 +874,7 @@ def test_nbgrader_autograde_with_sealed_execute_grades_a_class_without_a_kernel(
     from nbgrader.apps.api import NbGraderAPI
     from traitlets.config import Config
 
-    from autograder.sealed.nbgrader_steps import autograde_steps
+    from coursekit.sealed.nbgrader_steps import autograde_steps
 
     monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
     write(SOURCE_NB, tmp_path / "source" / "leaf_nodes")

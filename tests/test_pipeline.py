@@ -28,9 +28,9 @@ import psutil
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from autograder.cli import main as cli
-from autograder.pipeline.course import use_venv_tools
-from autograder.pipeline.hidden import REMOVED
+from coursekit.classroom.course import use_venv_tools
+from coursekit.classroom.hidden import REMOVED
+from coursekit.cli import main as cli
 
 REPO = Path(__file__).resolve().parents[1]
 TOY_POINTS = {"test_add": 2.0, "test_mul": 1.0}
@@ -315,7 +315,7 @@ def test_kill_mid_class_then_resume(tmp_path):
         hand_in(course, student, answered(course, preamble="import time\ntime.sleep(3)\n"))
     before = file_hashes(course / "submitted")
     grading = subprocess.Popen(
-        [sys.executable, "-m", "autograder.cli", "grade", "-C", str(course), "-j", "1"],
+        [sys.executable, "-m", "coursekit.cli", "grade", "-C", str(course), "-j", "1"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -445,7 +445,7 @@ def real_class(tmp_path_factory):
     (root / "roster.csv").write_text(ROSTER)
     course = root / "course"
     run("init", course, "--solutions", solutions, "--cpu-only", "--roster", root / "roster.csv")
-    from autograder.pipeline import demo
+    from coursekit.classroom import demo
 
     released = course / "release" / "leaf_nodes" / "leaf_nodes.ipynb"
     handed = {
@@ -530,8 +530,8 @@ def test_export_has_one_row_per_student_and_a_column_per_cell(real_class):
 
 @pytest.mark.xdist_group("pipeline_real")
 def test_report_plots_and_summary(real_class):
-    from autograder.pipeline.course import Course
-    from autograder.pipeline.report import summarise
+    from coursekit.classroom.course import Course
+    from coursekit.classroom.report import summarise
 
     page = (real_class / "report" / "index.html").read_text()
     for figure in ("score_distribution.png", "scenario_pass_rate.png", "failure_messages.png"):

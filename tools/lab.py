@@ -82,7 +82,7 @@ def release_exercises(state: Path, exercises: Path):
     from traitlets.config import Config
 
     import minigrad
-    from autograder.pipeline.init_course import drop_cuda_cells
+    from coursekit.classroom.init_course import drop_cuda_cells
 
     release = state / "release"
     shutil.rmtree(release, ignore_errors=True)

@@ -1,7 +1,7 @@
 """What an autograded notebook says, cell by cell: status, the failure message, scenarios.
 
 nbgrader's gradebook holds the points; the outputs hold why. The hidden test cells call
-autograder.exercise_kit.grading.grade(globals(), topic, rules[, device]) and print a report
+coursekit.exercises.grading.grade(globals(), topic, rules[, device]) and print a report
 naming each failed scenario (`[leaf.op_result_not_leaf] failed ...`) and the seed it used.
 """
 
@@ -34,7 +34,7 @@ def read_cells(folder: Path) -> dict[tuple[str, str], dict]:
 
 def incidents(folder: Path) -> list[str]:
     """One sentence per cell whose kernel died or that ran past the cell time limit."""
-    from autograder.pipeline.execute import KERNEL_DIED
+    from coursekit.classroom.execute import KERNEL_DIED
 
     found = []
     for path in sorted(folder.glob("*.ipynb")) if folder.is_dir() else []:

@@ -1,4 +1,4 @@
-"""python -m autograder.exercise_kit: regenerate solutions/ (from the kit) and exercises/
+"""python -m coursekit.exercises: regenerate solutions/ (from the kit) and exercises/
 (nbgrader generate_assignment of solutions/). Run it after changing the kit or the catalogue;
 tests/test_exercises.py fails while either is stale."""
 
@@ -6,9 +6,9 @@ import argparse
 import sys
 import tempfile
 
-from autograder.exercise_kit.assignments import ASSIGNMENTS
-from autograder.exercise_kit.notebook import build_notebook, notebook_text
-from autograder.exercise_kit.release import SOLUTIONS, release
+from coursekit.exercises.assignments import ASSIGNMENTS
+from coursekit.exercises.notebook import build_notebook, notebook_text
+from coursekit.exercises.release import SOLUTIONS, release
 
 
 def write_solutions(names) -> None:
@@ -22,7 +22,7 @@ def write_solutions(names) -> None:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m autograder.exercise_kit", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m coursekit.exercises", description=__doc__)
     parser.add_argument("names", nargs="*", help="assignments (default: all five)")
     args = parser.parse_args(argv)
     names = args.names or [a.name for a in ASSIGNMENTS]

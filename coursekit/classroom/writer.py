@@ -14,7 +14,7 @@ from pathlib import Path
 
 from sqlalchemy.exc import SAWarning
 
-from autograder.pipeline.runs import new_run
+from coursekit.classroom.runs import new_run
 
 
 def write_result(gb, course, result: dict, fingerprint: str) -> None:

@@ -15,15 +15,15 @@ import shutil
 import sys
 from contextlib import contextmanager
 
-from autograder.pipeline.grade_one import SEED_ENV, Job, blank_result
-from autograder.pipeline.progress import Progress
-from autograder.pipeline.runs import ensure_table, fingerprint, latest_runs
-from autograder.pipeline.supervisor import Limits, run_jobs
-from autograder.pipeline.template import build_template
-from autograder.pipeline.writer import write_result
+from coursekit.classroom.grade_one import SEED_ENV, Job, blank_result
+from coursekit.classroom.progress import Progress
+from coursekit.classroom.runs import ensure_table, fingerprint, latest_runs
+from coursekit.classroom.supervisor import Limits, run_jobs
+from coursekit.classroom.template import build_template
+from coursekit.classroom.writer import write_result
 
 # The function that makes the verdict for one submission ("module:function", job -> result).
-GRADER = "autograder.pipeline.grade_one:grade_submission"
+GRADER = "coursekit.classroom.grade_one:grade_submission"
 
 
 def grade_class(

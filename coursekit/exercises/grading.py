@@ -19,7 +19,7 @@ import autograder
 from autograder.report import NOT_RUN_NO_GPU
 
 ENGINE_NAME = "engine"
-# Set by the grading pipeline (autograder/pipeline) so that a regrade sees the same values.
+# Set by the grading pipeline (coursekit/classroom) so that a regrade sees the same values.
 SEED_VARIABLE = "MINIGRAD_COURSE_SEED"
 
 

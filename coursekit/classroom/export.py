@@ -1,7 +1,7 @@
 """Grades as CSV: one row per student, one column per assignment and one per test cell.
 
 An nbgrader export plugin, so that
-`nbgrader export --exporter=autograder.pipeline.export.WideCsvExportPlugin` writes the same file.
+`nbgrader export --exporter=coursekit.classroom.export.WideCsvExportPlugin` writes the same file.
 Empty cells: not submitted.
 """
 

@@ -26,9 +26,9 @@ from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Float, Integer
 
-from autograder.sealed.contract import Contract
-from autograder.sealed.grade import SealedResult, grade_notebook
-from autograder.sealed.sandbox import Limits
+from coursekit.sealed.contract import Contract
+from coursekit.sealed.grade import SealedResult, grade_notebook
+from coursekit.sealed.sandbox import Limits
 
 SEED_ENV = "MINIGRAD_COURSE_SEED"  # the seed a pipeline chose for this submission, if any
 FAILED_ENAME = "AssertionError"  # what a failed check shows, as the in-kernel grade() does

@@ -24,8 +24,8 @@ from nbgrader.plugins import FileNameCollectorPlugin
 from traitlets import Unicode
 from traitlets.config import Config
 
-from autograder.pipeline.course import check_result
-from autograder.pipeline.roster import Matcher, read_roster
+from coursekit.classroom.course import check_result
+from coursekit.classroom.roster import Matcher, read_roster
 
 MOODLE_FOLDER = re.compile(r"^(?P<name>.+?)_\d+_assignsubmission_\w*$")
 CANVAS_FILE = re.compile(r"^(?P<name>[^_]+)(?:_LATE)?(?:_\d+)+_(?P<file_id>.+)$")

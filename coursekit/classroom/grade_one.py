@@ -28,9 +28,9 @@ from pathlib import Path
 from sqlalchemy.exc import SAWarning
 from traitlets.config import Config
 
-from autograder.pipeline.course import Course
-from autograder.pipeline.outputs import incidents, read_cells, status_and_message
-from autograder.pipeline.repair import repair_submission
+from coursekit.classroom.course import Course
+from coursekit.classroom.outputs import incidents, read_cells, status_and_message
+from coursekit.classroom.repair import repair_submission
 
 SEED_ENV = "MINIGRAD_COURSE_SEED"  # the hidden tests' grade() draws its values from this seed
 
@@ -94,7 +94,7 @@ def _autograde_config(course: Course, work: Path, db_url: str, job: Job) -> Conf
     from nbgrader.converters import Autograde
     from nbgrader.preprocessors import Execute
 
-    from autograder.pipeline.execute import ResilientExecute
+    from coursekit.classroom.execute import ResilientExecute
 
     config = Config()
     config.CourseDirectory.db_url = db_url

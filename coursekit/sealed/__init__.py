@@ -1,6 +1,6 @@
 """Sealed grading: scores for untrusted notebooks that no student code can influence.
 
-    from autograder import sealed
+    from coursekit import sealed
     contract = sealed.Contract.from_notebook("source/leaf_nodes/leaf_nodes.ipynb")
     result = sealed.grade_notebook(contract, "submitted/alice/leaf_nodes/leaf_nodes.ipynb")
     result.cells["test_L3"].points, result.notes, result.seed, result.to_json()
@@ -11,9 +11,9 @@ and seal_outputs(notebook, result) serve a pipeline that writes grades itself.
 The trust model (what is defended, how, and what is not) is in the README, "Trust model".
 """
 
-from autograder.sealed.contract import Contract, ContractError
-from autograder.sealed.grade import CellScore, SealedResult, grade_notebook
-from autograder.sealed.sandbox import Limits, layers, missing_layers
+from coursekit.sealed.contract import Contract, ContractError
+from coursekit.sealed.grade import CellScore, SealedResult, grade_notebook
+from coursekit.sealed.sandbox import Limits, layers, missing_layers
 
 __all__ = [
     "CellScore",

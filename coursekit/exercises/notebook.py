@@ -13,11 +13,11 @@ from __future__ import annotations
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from autograder.exercise_kit.assignments import ASSIGNMENTS, KIT, Assignment
-from autograder.exercise_kit.cells import read_cells, without_markers
+from coursekit.exercises.assignments import ASSIGNMENTS, KIT, Assignment
+from coursekit.exercises.cells import read_cells, without_markers
 from autograder.rules import statement
 from autograder.scenarios import select
-from autograder.sealed.contract import CHECK_KEY
+from coursekit.sealed.contract import CHECK_KEY
 
 NBGRADER_SCHEMA = 3
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
@@ -49,7 +49,7 @@ def student_functions(a: Assignment) -> list[str]:
 
 
 def check_data(a: Assignment, rules, device="cpu") -> dict:
-    """A test cell's check, as its metadata states it (autograder.sealed.contract reads it)."""
+    """A test cell's check, as its metadata states it (coursekit.sealed.contract reads it)."""
     return {"topic": a.topic, "rules": list(rules), "device": device}
 
 
@@ -62,7 +62,7 @@ def hidden_check(a: Assignment, rules, device="cpu") -> str:
         f"# Graded: hidden tests run the autograder's scenarios for rule {', '.join(rules)} "
         f"{where}.\n"
         "### BEGIN HIDDEN TESTS\n"
-        "from autograder.exercise_kit.grading import grade\n\n"
+        "from coursekit.exercises.grading import grade\n\n"
         f"grade({args})\n"
         "### END HIDDEN TESTS"
     )

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.exercise_kit.planted import BUGS, solution_sources
-from autograder.pipeline.course import CONFIG_FILE, Course
+from coursekit.classroom.course import CONFIG_FILE, Course
+from coursekit.exercises.planted import BUGS, solution_sources
 
 ROSTER = [  # id, first name, last name
     ("ada", "Ada", "Lovelace"),
@@ -58,7 +58,7 @@ MOODLE = "devices"  # downloaded as a folder per student; the others with Canvas
 
 
 def run_demo(where: Path, jobs: int | None = None) -> int:
-    from autograder.cli import main as cli
+    from coursekit.cli import main as cli
 
     course = build_class(where)
     _step(cli, ["grade", "-C", str(course.root), *(["-j", str(jobs)] if jobs else [])])
@@ -70,7 +70,7 @@ def run_demo(where: Path, jobs: int | None = None) -> int:
 
 def build_class(where: Path) -> Course:
     """init and collect: the demo course with every submission collected, nothing graded."""
-    from autograder.cli import main as cli
+    from coursekit.cli import main as cli
 
     where = Path(where).resolve()
     _clear(where)

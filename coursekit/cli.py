@@ -76,11 +76,11 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
-    from autograder.pipeline.course import Course, use_venv_tools
+    from coursekit.classroom.course import Course, use_venv_tools
 
     use_venv_tools()
     if args.command == "init":
-        from autograder.pipeline.init_course import REPO_SOLUTIONS, init_course
+        from coursekit.classroom.init_course import REPO_SOLUTIONS, init_course
 
         course = init_course(
             args.dir,
@@ -93,7 +93,7 @@ def main(argv=None) -> int:
         print(f"course ready in {course.root}: {', '.join(course.assignments())}")
         return 0
     if args.command == "demo":
-        from autograder.pipeline.demo import run_demo
+        from coursekit.classroom.demo import run_demo
 
         return run_demo(args.dir, args.jobs)
     course = Course.at(args.course, args.db)
@@ -103,7 +103,7 @@ def main(argv=None) -> int:
 
 
 def _release(course, args) -> int:
-    from autograder.pipeline.course import check_result
+    from coursekit.classroom.course import check_result
 
     api = course.api()
     for assignment in args.assignments or course.assignments():
@@ -113,8 +113,8 @@ def _release(course, args) -> int:
 
 
 def _collect(course, args) -> int:
-    from autograder.pipeline import collect
-    from autograder.pipeline.roster import import_roster, read_roster
+    from coursekit.classroom import collect
+    from coursekit.classroom.roster import import_roster, read_roster
 
     if args.roster:
         with course.gradebook() as gb:
@@ -136,9 +136,9 @@ def _collect(course, args) -> int:
 
 
 def _grade(course, args) -> int:
-    from autograder.pipeline.grade import grade_class
-    from autograder.pipeline.supervisor import Limits
-    from autograder.pipeline.table import grade_table
+    from coursekit.classroom.grade import grade_class
+    from coursekit.classroom.supervisor import Limits
+    from coursekit.classroom.table import grade_table
 
     grade_class(
         course,
@@ -153,7 +153,7 @@ def _grade(course, args) -> int:
 
 
 def _feedback(course, args) -> int:
-    from autograder.pipeline.feedback import make_feedback
+    from coursekit.classroom.feedback import make_feedback
 
     pages = make_feedback(course, args.student)
     print(f"{len(pages)} feedback pages in {course.path('feedback')}")
@@ -161,21 +161,21 @@ def _feedback(course, args) -> int:
 
 
 def _export(course, args) -> int:
-    from autograder.pipeline.export import export_csv
+    from coursekit.classroom.export import export_csv
 
     print(f"written {export_csv(course, args.out or course.path('grades.csv'))}")
     return 0
 
 
 def _report(course, args) -> int:
-    from autograder.pipeline.report import write_report
+    from coursekit.classroom.report import write_report
 
     print(f"written {write_report(course, args.out or course.path('report'))}")
     return 0
 
 
 def _table(course, args) -> int:
-    from autograder.pipeline.table import grade_table
+    from coursekit.classroom.table import grade_table
 
     print(grade_table(course))
     return 0

@@ -29,8 +29,8 @@ import psutil
 
 # Imported once by the fork server, not once per submission (nbgrader alone takes seconds).
 PRELOAD = [
-    "autograder.pipeline.grade_one",
-    "autograder.pipeline.execute",
+    "coursekit.classroom.grade_one",
+    "coursekit.classroom.execute",
     "autograder.catalogue",
     "nbgrader.converters",
     "nbgrader.apps",

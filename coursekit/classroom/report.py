@@ -11,7 +11,7 @@ import json
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from autograder.pipeline.table import class_scores, grade_table
+from coursekit.classroom.table import class_scores, grade_table
 
 TOP_MESSAGES = 12
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.exercise_kit.assignments import BY_NAME
-from autograder.exercise_kit.grading import check_notebook_engine, report_text, verdict
+from coursekit.exercises.assignments import BY_NAME
+from coursekit.exercises.grading import check_notebook_engine, report_text, verdict
 
 RESULTS_MARK = "@@selfcheck-results@@ "
 
@@ -57,7 +57,7 @@ def run(path: Path, out=sys.stdout) -> int:
         raise SystemExit(f"{path}: not one of the course's assignments ({', '.join(BY_NAME)})")
     cells = graded_cells(nb)
     probe = nbformat.v4.new_code_cell(
-        "from autograder.exercise_kit.selfcheck import hidden_checks_in_kernel\n"
+        "from coursekit.exercises.selfcheck import hidden_checks_in_kernel\n"
         f"hidden_checks_in_kernel(globals(), {name!r})"
     )
     nb.cells.append(probe)

@@ -40,9 +40,12 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-AUTOGRADER = Path(__file__).resolve().parent.parent
-# The observing side: what runs scenarios on an engine and records them. Nothing else of the
-# autograder is staged (not check/compare, not exercise_kit: it holds the solutions).
+import autograder
+
+CHECKER = Path(autograder.__file__).resolve().parent
+# The observing side: what runs scenarios on an engine and records them, and the sealed child
+# that drives it. Nothing else is staged (not check/compare, not the course kit: it holds the
+# solutions).
 OBSERVING_SIDE = (
     "engine.py",
     "observe.py",
@@ -51,8 +54,8 @@ OBSERVING_SIDE = (
     "rules.py",
     "scenarios.py",
     "catalogue",
-    "sealed/child.py",
 )
+SEALED_CHILD = Path(__file__).resolve().parent / "child.py"
 BOX = "/opt/sealed"  # where the staged environment appears inside the namespace
 SLOT_DIR = Path("/run/minigrad-sealed")
 USER_PREFIX = "mgsealed"
@@ -139,21 +142,25 @@ def _unshare_args(is_root: bool) -> list[str]:
 
 @cache
 def staged_root() -> Path:
-    """A private copy of the observing side (lib/autograder) and, for a run without a
-    namespace only, links to the allowed packages (site/)."""
+    """A private copy of the observing side (lib/autograder, lib/coursekit/sealed/child.py)
+    and, for a run without a namespace only, links to the allowed packages (site/)."""
     root = Path(tempfile.mkdtemp(prefix="minigrad-sealed-"))
     atexit.register(shutil.rmtree, root, ignore_errors=True)
     package = root / "lib" / "autograder"
-    (package / "sealed").mkdir(parents=True)
+    package.mkdir(parents=True)
     # minimal package files: importing the observing side must not import anything else
     (package / "__init__.py").write_text('"""The observing side, staged for a sealed run."""\n')
-    (package / "sealed" / "__init__.py").write_text("")
     for name in OBSERVING_SIDE:
-        source = AUTOGRADER / name
+        source = CHECKER / name
         if source.is_dir():
             shutil.copytree(source, package / name, ignore=shutil.ignore_patterns("__pycache__"))
         else:
             shutil.copy2(source, package / name)
+    kit = root / "lib" / "coursekit" / "sealed"
+    kit.mkdir(parents=True)
+    (kit.parent / "__init__.py").write_text("")
+    (kit / "__init__.py").write_text("")
+    shutil.copy2(SEALED_CHILD, kit / "child.py")
     (root / "site").mkdir()
     for name in ALLOWED_PACKAGES:
         for directory in _package_dirs(name):
@@ -232,7 +239,7 @@ def _child_env(library_path: str) -> dict[str, str]:
 def _child_code(lib: str, site: str, result_fd: int) -> str:
     return (
         f"import sys; sys.path[:0] = [{lib!r}, {site!r}]; "
-        f"from autograder.sealed.child import main; main({result_fd})"
+        f"from coursekit.sealed.child import main; main({result_fd})"
     )
 
 

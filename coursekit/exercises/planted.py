@@ -12,8 +12,8 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.exercise_kit.cells import without_markers
-from autograder.exercise_kit.release import SOLUTIONS
+from coursekit.exercises.cells import without_markers
+from coursekit.exercises.release import SOLUTIONS
 
 # (rule, text of the reference answer, what the buggy answer has instead)
 BUGS = {
@@ -126,8 +126,8 @@ def answered(released: Path, name: str, edit=None, preamble: str = "") -> str:
 def reference_engine(edit=None) -> dict:
     """The namespace a notebook with every reference answer has (skeleton and five parts),
     optionally with one planted bug: for checking answers without running a notebook."""
-    from autograder.exercise_kit.assignments import ASSIGNMENTS, KIT
-    from autograder.exercise_kit.cells import read_cells
+    from coursekit.exercises.assignments import ASSIGNMENTS, KIT
+    from coursekit.exercises.cells import read_cells
 
     sources = [c.source for c in read_cells(KIT / "skeleton.py") if c.kind == "code"]
     for a in ASSIGNMENTS:

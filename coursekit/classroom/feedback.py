@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import html
 
-from autograder.pipeline.course import check_result
-from autograder.pipeline.runs import latest_runs
+from coursekit.classroom.course import check_result
+from coursekit.classroom.runs import latest_runs
 
 
 def make_feedback(course, student: str | None = None) -> list[str]:

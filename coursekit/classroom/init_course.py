@@ -13,9 +13,9 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.pipeline.course import CONFIG_FILE, COURSE_ID, Course, check_result
-from autograder.pipeline.roster import import_roster, read_roster
-from autograder.pipeline.runs import ensure_table
+from coursekit.classroom.course import CONFIG_FILE, COURSE_ID, Course, check_result
+from coursekit.classroom.roster import import_roster, read_roster
+from coursekit.classroom.runs import ensure_table
 
 REPO_SOLUTIONS = Path(__file__).resolve().parents[2] / "solutions"
 
@@ -29,15 +29,15 @@ c.Exchange.root = {exchange!r}
 # HideHiddenTests drops traceback lines and output that would quote it.
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
-    "autograder.pipeline.hidden.HideHiddenTests",
+    "coursekit.classroom.hidden.HideHiddenTests",
     "nbgrader.preprocessors.ClearHiddenTests",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
 {sealed_lines}"""
 
-# The verdict that counts comes from the sealed run (autograder/sealed): student code never
+# The verdict that counts comes from the sealed run (coursekit/sealed): student code never
 # runs in nbgrader's kernel, which shares the grader's rights and the hidden tests.
-SEALED = """from autograder.sealed.nbgrader_steps import autograde_steps  # noqa: E402
+SEALED = """from coursekit.sealed.nbgrader_steps import autograde_steps  # noqa: E402
 
 c.Autograde.autograde_preprocessors = autograde_steps()
 """
@@ -48,7 +48,7 @@ NOT_SEALED = """# NOT SEALED: {why}
 
 def sealed_config(assignments) -> str:
     """The sealed grading steps when every source notebook states what its tests check."""
-    from autograder.sealed.contract import Contract, ContractError
+    from coursekit.sealed.contract import Contract, ContractError
 
     for folder in assignments:
         for path in _notebooks(folder):

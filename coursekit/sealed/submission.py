@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from autograder.sealed.contract import Contract
+from coursekit.sealed.contract import Contract
 
 
 @dataclass

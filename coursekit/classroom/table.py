@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from autograder.pipeline.runs import latest_runs
+from coursekit.classroom.runs import latest_runs
 
 
 def class_scores(course) -> tuple[list[str], list[str], dict, dict]:

@@ -23,9 +23,9 @@ from autograder.compare import compare_scenario
 from autograder.observe import observe
 from autograder.report import NOT_RUN_NO_GPU, Report, ScenarioResult
 from autograder.scenarios import REGISTRY, load_catalogue
-from autograder.sealed.contract import Contract, TestCell
-from autograder.sealed.sandbox import Limits, Outcome, Sandbox, layers, missing_layers
-from autograder.sealed.submission import Program, assemble
+from coursekit.sealed.contract import Contract, TestCell
+from coursekit.sealed.sandbox import Limits, Outcome, Sandbox, layers, missing_layers
+from coursekit.sealed.submission import Program, assemble
 
 ENGINE_LABEL = "your engine"
 IMPORTABLE = "a graded notebook can import Python's standard library and NumPy, nothing else"
