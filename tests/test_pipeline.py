@@ -41,6 +41,7 @@ ROSTER = "id,first_name,last_name,email\n" + "".join(
         ("ada", "Ada", "Lovelace"),
         ("ben", "Ben", "Bitdiddle"),
         ("cy", "Cy", "D'Fect"),
+        ("dee", "Dee", "Cohen"),
         ("kim", "Kim", "Park"),
     ]
 )
@@ -452,6 +453,9 @@ def real_class(tmp_path_factory):
         "lovelaceada_1_2_leaf_nodes.ipynb": demo.submission(released, "correct")[1],
         "bitdiddleben_LATE_3_4_leaf_nodes.ipynb": demo.submission(released, "bug")[1],
         "dfectcy_5_6_leaf_nodes.ipynb": released.read_bytes(),
+        "cohendee_13_14_leaf_nodes.ipynb": _importing_torch(
+            demo.submission(released, "correct")[1]
+        ),
         "nobody_7_8_leaf_nodes.ipynb": released.read_bytes(),
         "parkkim_9_10_leaf_nodes.ipynb": released.read_bytes(),
         "parkkim_11_12_leaf_nodes.ipynb": released.read_bytes(),
@@ -468,6 +472,15 @@ def real_class(tmp_path_factory):
     return course
 
 
+def _importing_torch(notebook: bytes) -> bytes:
+    """A correct answer whose every answer cell starts with `import torch`, as students write."""
+    nb = nbformat.reads(notebook.decode(), as_version=4)
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("solution"):
+            cell.source = "import torch\n" + cell.source
+    return nbformat.writes(nb).encode()
+
+
 def _points(course: Path) -> dict[str, float]:
     nb = nbformat.read(course / "source" / "leaf_nodes" / "leaf_nodes.ipynb", as_version=4)
     return {
@@ -481,10 +494,41 @@ def _points(course: Path) -> dict[str, float]:
 def test_real_class_scores(real_class):
     points = _points(real_class)
     scores = gradebook_scores(sqlite_url(real_class))
-    assert set(scores) == {("ada", "leaf_nodes"), ("ben", "leaf_nodes"), ("cy", "leaf_nodes")}
+    assert set(scores) == {(s, "leaf_nodes") for s in ("ada", "ben", "cy", "dee")}
     assert scores[("ada", "leaf_nodes")] == points
     assert scores[("ben", "leaf_nodes")] == {**points, "test_L8": 0}  # the planted L8 bug
     assert scores[("cy", "leaf_nodes")] == {cell: 0 for cell in points}  # the released stub
+    assert scores[("dee", "leaf_nodes")] == {cell: 0 for cell in points}  # torch is not there
+
+
+@pytest.mark.xdist_group("pipeline_real")
+def test_an_import_the_grader_refuses_is_explained_everywhere(real_class):
+    """import torch: the reason in the run, the student's feedback, and the instructor's
+    table (*), report and CSV; a run without problems says nothing."""
+    import csv
+    import html
+
+    from coursekit.classroom.course import Course
+    from coursekit.classroom.table import grade_table
+    from coursekit.sealed.grade import IMPORTABLE
+
+    reason = "No module named 'torch'"
+    assert any(reason in n and IMPORTABLE in n for n in notes_of(sqlite_url(real_class), "dee"))
+    assert notes_of(sqlite_url(real_class), "ada") == []
+    table = grade_table(Course.at(real_class))
+    (dee_row,) = [line for line in table.splitlines() if line.startswith("dee ")]
+    (ada_row,) = [line for line in table.splitlines() if line.startswith("ada ")]
+    assert "*" in dee_row and "*" not in ada_row
+    assert any(line.strip().startswith("* dee / leaf_nodes:") and reason in line
+               for line in table.splitlines())  # fmt: skip
+    with open(real_class / "grades.csv", newline="") as handle:
+        rows = {row["student_id"]: row for row in csv.DictReader(handle)}
+    assert reason in rows["dee"]["leaf_nodes/problems"]
+    assert rows["ada"]["leaf_nodes/problems"] == ""
+    shown = html.escape(reason)  # as the pages show it
+    assert shown in (real_class / "report" / "index.html").read_text()
+    (page,) = (real_class / "feedback" / "dee").rglob("*.html")
+    assert shown in page.read_text()
 
 
 @pytest.mark.xdist_group("pipeline_real")
@@ -518,9 +562,9 @@ def test_export_has_one_row_per_student_and_a_column_per_cell(real_class):
     scores = gradebook_scores(sqlite_url(real_class))
     with open(real_class / "grades.csv", newline="") as handle:
         rows = {row["student_id"]: row for row in csv.DictReader(handle)}
-    assert sorted(rows) == ["ada", "ben", "cy", "kim"]
+    assert sorted(rows) == ["ada", "ben", "cy", "dee", "kim"]
     assert rows["kim"]["leaf_nodes"] == ""  # nothing collected for kim
-    for student in ("ada", "ben", "cy"):
+    for student in ("ada", "ben", "cy", "dee"):
         cells = scores[(student, "leaf_nodes")]
         assert float(rows[student]["leaf_nodes"]) == sum(cells.values())
         for cell in points:
@@ -542,11 +586,12 @@ def test_report_plots_and_summary(real_class):
         100 * sum(cells.values()) / sum(_points(real_class).values())
         for cells in gradebook_scores(sqlite_url(real_class)).values()
     )
-    # three submissions: the correct one passes every scenario, the stub and the L8 bug fail
-    # at least the L8 scenarios (the stub passes those that need none of its code)
+    # four submissions: the correct one passes every scenario, the stub, the one importing
+    # torch and the L8 bug fail at least the L8 scenarios (the stub and the importer pass
+    # those that need none of their code)
     rates = data["pass_rate"]
-    assert rates and all(round(3 * rate) in (1, 2, 3) for rate in rates.values())
-    assert min(rates.values()) == pytest.approx(1 / 3)
+    assert rates and all(round(4 * rate) in (1, 2, 3, 4) for rate in rates.values())
+    assert min(rates.values()) == pytest.approx(1 / 4)
     assert any("L8" in message for message, _ in data["messages"])
 
 

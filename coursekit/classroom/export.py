@@ -2,7 +2,9 @@
 
 An nbgrader export plugin, so that
 `nbgrader export --exporter=coursekit.classroom.export.WideCsvExportPlugin` writes the same file.
-Empty cells: not submitted.
+Empty cells: not submitted. `<assignment>/problems` says why a submission was graded with
+problems (an import refused, a syntax error, a dead kernel, a timeout, a broken file), as the
+grade table's `*` and the report do.
 """
 
 from __future__ import annotations
@@ -11,6 +13,15 @@ import csv
 
 from nbgrader.api import MissingEntry
 from nbgrader.plugins import ExportPlugin
+
+from coursekit.classroom.runs import latest_runs
+
+
+def problems(run) -> str:
+    """Why a submission was graded with problems or not graded ("" when it was not)."""
+    if run is None or run.status == "graded":
+        return ""
+    return f"{run.status}: " + " | ".join(run.result.get("notes", []))
 
 
 class WideCsvExportPlugin(ExportPlugin):
@@ -21,9 +32,11 @@ class WideCsvExportPlugin(ExportPlugin):
             a.name: sorted((nb.name, c.name) for nb in a.notebooks for c in nb.grade_cells)
             for a in assignments
         }
+        runs = latest_runs(gradebook.db)
         header = ["student_id", "first_name", "last_name", "email", "total", "max_total"]
         for a in assignments:
-            header += [a.name] + [f"{a.name}/{cell}" for _, cell in cells[a.name]]
+            header += [a.name, f"{a.name}/problems"]
+            header += [f"{a.name}/{cell}" for _, cell in cells[a.name]]
         with open(path, "w", newline="") as handle:
             writer = csv.writer(handle)
             writer.writerow(header)
@@ -34,10 +47,10 @@ class WideCsvExportPlugin(ExportPlugin):
                     try:
                         submission = gradebook.find_submission(a.name, student.id)
                     except MissingEntry:
-                        row += [""] * (1 + len(cells[a.name]))
+                        row += [""] * (2 + len(cells[a.name]))
                         continue
                     total += submission.score
-                    row.append(f"{submission.score:g}")
+                    row += [f"{submission.score:g}", problems(runs.get((student.id, a.name)))]
                     for notebook, cell in cells[a.name]:
                         grade = gradebook.find_grade(cell, notebook, a.name, student.id)
                         row.append(f"{grade.score:g}")

@@ -29,7 +29,7 @@ from sqlalchemy.exc import SAWarning
 from traitlets.config import Config
 
 from coursekit.classroom.course import Course
-from coursekit.classroom.outputs import incidents, read_cells, status_and_message
+from coursekit.classroom.outputs import incidents, read_cells, sealed_notes, status_and_message
 from coursekit.classroom.repair import repair_submission
 
 SEED_ENV = "MINIGRAD_COURSE_SEED"  # the hidden tests' grade() draws its values from this seed
@@ -69,7 +69,7 @@ def grade_submission(job: Job) -> dict:
         if not outcome["success"]:
             notes.append(f"nbgrader stopped: {_last_error(outcome)}")
     graded = work / "autograded" / job.student / job.assignment
-    notes += incidents(graded)
+    notes += incidents(graded) + sealed_notes(graded)
     result = _read_private_gradebook(db_url, course.course_id, job, read_cells(graded), notes)
     result.update(
         notes=notes,

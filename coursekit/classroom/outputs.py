@@ -1,17 +1,21 @@
 """What an autograded notebook says, cell by cell: status, the failure message, scenarios.
 
-nbgrader's gradebook holds the points; the outputs hold why. The hidden test cells call
-coursekit.exercises.grading.grade(globals(), topic, rules[, device]) and print a report
-naming each failed scenario (`[leaf.op_result_not_leaf] failed ...`) and the seed it used.
+nbgrader's gradebook holds the points. Why: a sealed run (coursekit.sealed) leaves its verdicts
+as data in the autograded notebook's metadata, read as they are. nbgrader's in-kernel run (a
+course that is not sealed) leaves only outputs: its hidden test cells call
+coursekit.exercises.grading.grade(...), which prints a report naming each failed scenario
+(`[leaf.op_result_not_leaf] failed ...`) and the seed it used, read back here.
 """
 
 from __future__ import annotations
 
-import ast
 import re
 from pathlib import Path
 
 import nbformat
+
+from coursekit.sealed.contract import CHECK_KEY
+from coursekit.sealed.nbgrader_steps import VERDICT_KEY
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 FAILED_SCENARIO = re.compile(r"^\[([\w.]+)\] (?:failed|not run)", re.M)
@@ -21,15 +25,52 @@ NOT_RUN_NO_GPU = "not run: no GPU on the grader"
 
 
 def read_cells(folder: Path) -> dict[tuple[str, str], dict]:
-    """(notebook, grade_id) -> {text, error, scenarios, seeds} for each graded cell found."""
+    """(notebook, grade_id) -> {text, error, ran, scenarios, failed, seeds} for each graded
+    cell found: from the sealed run's verdict (data) where it graded the cell, otherwise
+    (nbgrader's in-kernel verdict) from the cell's outputs."""
     found = {}
     for path in sorted(folder.glob("*.ipynb")) if folder.is_dir() else []:
         nb = nbformat.read(path, as_version=4)
+        run = _sealed_run(nb)
         for cell in nb.cells:
             grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-            if cell.cell_type == "code" and grade_id:
+            if cell.cell_type != "code" or not grade_id:
+                continue
+            verdict = cell.metadata.get(CHECK_KEY, {}).get(VERDICT_KEY) if run else None
+            if verdict is not None:
+                found[(path.stem, grade_id)] = _sealed_facts(cell, verdict, run["seed"])
+            else:
                 found[(path.stem, grade_id)] = _cell_facts(cell)
     return found
+
+
+def sealed_notes(folder: Path) -> list[str]:
+    """The sealed runs' notes (an import refused, a syntax error, a timeout...), each naming
+    its notebook, as the grader's other notes do."""
+    notes = []
+    for path in sorted(folder.glob("*.ipynb")) if folder.is_dir() else []:
+        run = _sealed_run(nbformat.read(path, as_version=4))
+        notes += [f"{path.name}: {note}" for note in (run or {}).get("notes", [])]
+    return notes
+
+
+def _sealed_run(nb) -> dict | None:
+    run = nb.metadata.get(CHECK_KEY, {}).get(VERDICT_KEY)
+    return run if isinstance(run, dict) else None
+
+
+def _sealed_facts(cell, verdict: dict, seed: int) -> dict:
+    text = "".join(
+        ANSI.sub("", out.get("text", "")) for out in cell.outputs if out.output_type == "stream"
+    )
+    return {
+        "text": text,
+        "error": "" if verdict["status"] == "passed" else verdict["verdict"],
+        "ran": True,
+        "scenarios": list(verdict["scenarios"]),
+        "failed": list(verdict["failed"]),
+        "seeds": [seed],
+    }
 
 
 def incidents(folder: Path) -> list[str]:
@@ -71,31 +112,21 @@ def _cell_facts(cell) -> dict:
         "text": text,
         "error": error,
         "ran": bool(cell.outputs) or cell.get("execution_count") is not None,
-        "scenarios": planned_scenarios(cell.source),
+        "scenarios": planned_scenarios(cell),
         "failed": sorted(set(FAILED_SCENARIO.findall(text))),
         "seeds": sorted({int(s) for s in SEED.findall(text)}),
     }
 
 
-def planned_scenarios(source: str) -> list[str]:
-    """Scenario ids the cell's grade(...) calls select from the catalogue ([] if none)."""
-    from autograder.scenarios import select
+def planned_scenarios(cell) -> list[str]:
+    """Scenario ids the test cell's metadata says it checks ([] if it states none)."""
+    from coursekit.sealed.contract import ContractError, checks_of
 
     try:
-        tree = ast.parse(source)
-    except SyntaxError:
+        checks = checks_of(cell, "")
+    except ContractError:
         return []
-    ids = []
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "grade"):
-            continue
-        try:
-            topic, rules, *device = (ast.literal_eval(arg) for arg in node.args[1:4])
-        except (ValueError, TypeError):
-            continue
-        chosen = select(rules=list(rules), topics=[topic], device=device[0] if device else "cpu")
-        ids.extend(sc.id for sc in chosen)
-    return ids
+    return [sid for check in checks for sid in check.scenario_ids()]
 
 
 def status_and_message(score: float, max_score: float, facts: dict | None) -> tuple[str, str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from coursekit.classroom.export import problems
 from coursekit.classroom.runs import latest_runs
 
 
@@ -43,7 +44,10 @@ def grade_table(course) -> str:
         "  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip() for r in [header, *rows]
     ]
     lines.insert(1, "  ".join("-" * w for w in widths))
-    lines.append(
-        "(- not submitted; * graded with problems or not graded: see `minigrad-course report`)"
-    )
+    lines.append("(- not submitted; * graded with problems or not graded, why:)")
+    lines += [
+        f"  * {student} / {assignment}: {problems(run)}"
+        for (student, assignment), run in sorted(runs.items())
+        if problems(run) and (student, assignment) in scores
+    ]
     return "\n".join(lines)

@@ -13,11 +13,12 @@ from __future__ import annotations
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from coursekit.exercises.assignments import ASSIGNMENTS, KIT, Assignment
-from coursekit.exercises.cells import read_cells, without_markers
 from autograder.rules import statement
 from autograder.scenarios import select
+from coursekit.exercises.assignments import ASSIGNMENTS, KIT, Assignment
+from coursekit.exercises.cells import read_cells, without_markers
 from coursekit.sealed.contract import CHECK_KEY
+from coursekit.sealed.grade import IMPORTABLE
 
 NBGRADER_SCHEMA = 3
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
@@ -190,6 +191,10 @@ when the notebook is graded, hidden tests that run the autograder's scenarios fo
 on fresh random values, against PyTorch 2.13, on your engine. A test cell earns its points
 only when every scenario matches PyTorch exactly: values, flags, `grad_fn` names, errors and
 warnings, word for word.
+
+**What your code may import.** {IMPORTABLE[0].upper() + IMPORTABLE[1:]}: the grader runs
+your cells where `torch`, `minigrad` and every other package do not exist, so an answer that
+imports one of them scores 0 there, whatever it does here, and your feedback says so.
 
 To see the feedback the grader would give, without waiting for it, run
 `make check NB=exercises/{a.name}/{a.name}.ipynb` from the course's root directory.

@@ -39,6 +39,14 @@ class CellScore:
     status: str  # "passed", "failed" or "not run"
     verdict: str  # one line: "PASSED: ...", "NOT PASSED: rule L3 ...", or why not run
     feedback: str  # what the student reads under the test cell (no hidden test source)
+    scenarios: list[str] = field(default_factory=list)  # the scenario ids it checked
+    failed: list[str] = field(default_factory=list)  # those not passed (not run included)
+
+    def verdict_json(self) -> dict:
+        """What the class pipeline stores of this cell (the feedback text stays in outputs)."""
+        data = asdict(self)
+        del data["feedback"]
+        return data
 
 
 @dataclass
@@ -152,6 +160,8 @@ def _grade_device(tests, program: Program, device: str, seed: int, limits, resul
                 else f"NOT PASSED: rule {', '.join(failed or rules)} (see the differences above)"
             ),
             feedback=report.summary() if passed else str(report),
+            scenarios=[r.id for r in scenario_results],
+            failed=[r.id for r in scenario_results if r.status != "passed"],
         )
 
 
@@ -253,7 +263,8 @@ def _scenario_result(sid: str, diffs: list[dict], note: str) -> ScenarioResult:
 
 
 def _zero(test: TestCell, status: str, verdict: str) -> CellScore:
-    return CellScore(test.grade_id, 0.0, test.points, status, verdict, verdict)
+    ids = [sid for check in test.checks for sid in check.scenario_ids()]
+    return CellScore(test.grade_id, 0.0, test.points, status, verdict, verdict, ids, ids)
 
 
 @lru_cache(maxsize=8)

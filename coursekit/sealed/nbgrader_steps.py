@@ -26,11 +26,12 @@ from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Float, Integer
 
-from coursekit.sealed.contract import Contract
+from coursekit.sealed.contract import CHECK_KEY, Contract
 from coursekit.sealed.grade import SealedResult, grade_notebook
 from coursekit.sealed.sandbox import Limits
 
 SEED_ENV = "MINIGRAD_COURSE_SEED"  # the seed a pipeline chose for this submission, if any
+VERDICT_KEY = "sealed_verdict"  # under metadata[CHECK_KEY] of the autograded notebook
 FAILED_ENAME = "AssertionError"  # what a failed check shows, as the in-kernel grade() does
 
 
@@ -57,7 +58,7 @@ class SealedExecute(NbGraderPreprocessor):
         for note in result.notes:
             self.log.warning("sealed run of %s: %s", info["notebook"], note.splitlines()[0])
         resources["nbgrader"]["sealed_result"] = result.to_json()
-        return seal_outputs(nb, result), resources
+        return record_verdicts(seal_outputs(nb, result), result), resources
 
     def _source_notebook(self, assignment: str, notebook: str) -> Path:
         coursedir = CourseDirectory(config=self.config)
@@ -99,6 +100,23 @@ def seal_outputs(nb, result: SealedResult):
         elif grade_id in result.answer_errors:
             error = result.answer_errors[grade_id]
             cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=error + "\n")]
+    return nb
+
+
+def record_verdicts(nb, result: SealedResult):
+    """The verdicts as data, for the class pipeline: each test cell's in its metadata
+    (VERDICT_KEY), the run's seed and notes in the notebook's. Only this trusted process
+    writes them, after the sealed run; a submission's own metadata is never read."""
+    for cell in nb.cells:
+        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        mine = cell.setdefault("metadata", {}).setdefault(CHECK_KEY, {})
+        mine.pop(VERDICT_KEY, None)  # whatever the submission carried under that name
+        if cell.cell_type == "code" and grade_id in result.cells:
+            mine[VERDICT_KEY] = result.cells[grade_id].verdict_json()
+    nb.metadata.setdefault(CHECK_KEY, {})[VERDICT_KEY] = {
+        "seed": result.seed,
+        "notes": list(result.notes),
+    }
     return nb
 
 
