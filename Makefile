@@ -44,9 +44,9 @@ lab: install
 html: install
 	$(BIN)/python tools/notebooks.py html --out site
 
-# Self-paced: run an exercise notebook and print the feedback the grader would give.
+# Self-paced: run exercise notebooks and print the feedback the grader would give
+# (default: every assignment fetched into my_assignments/, the copies a student submits).
 check: install
-	@test -n "$(NB)" || (echo "usage: make check NB=exercises/<topic>/<topic>.ipynb" && exit 2)
 	$(BIN)/python -m coursekit.exercises.selfcheck $(NB)
 
 # Regenerate solutions/ and exercises/ after changing coursekit/exercises or the catalogue.

@@ -273,12 +273,45 @@ def test_self_check_prints_the_graders_feedback(tmp_path):
     text = out.read_text()
     assert code == 1
     assert "NOT PASSED: rule V2" in text and "rule V2: " in text
-    summary = text.split("===== summary =====")[1]
+    summary = text.split("===== summary: ")[1].split("=====", 1)[1]
     lines = {line.split()[0]: line for line in summary.strip().splitlines()}
     a = BY_NAME[name]
     for rule in a.rules:
         earned = 0 if rule == "V2" else cpu_points(a, rule)
         assert lines[f"test_{rule}"].split()[1] == f"{earned:g}", lines[f"test_{rule}"]
+
+
+def test_self_check_without_an_argument_checks_the_fetched_copy_and_counts_cpu_only(
+    tmp_path, monkeypatch
+):
+    """`make check` with no NB: the copy in my_assignments/ (what a student submits); a
+    right answer passes on CPU, and without a GPU the CUDA cell is neither passed nor failed."""
+    import minigrad
+    from coursekit.exercises.selfcheck import FETCH_DIR, NOT_RUN_HERE, main
+
+    name = "devices"
+    fetched = tmp_path / FETCH_DIR / name / f"{name}.ipynb"
+    fetched.parent.mkdir(parents=True)
+    fetched.write_text(answered(EXERCISES / name / f"{name}.ipynb", name))
+    monkeypatch.chdir(tmp_path)
+    assert main([]) == 0
+    a = BY_NAME[name]
+    out = subprocess.run(
+        [sys.executable, "-m", "coursekit.exercises.selfcheck"],
+        cwd=tmp_path, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    assert f"===== summary: {FETCH_DIR}/{name}/{name}.ipynb =====" in out.stdout
+    total = out.stdout.split("===== summary: ")[1].splitlines()[-1].split()
+    cpu_total = sum(cpu_points(a, rule) for rule in a.rules)
+    if not minigrad.cuda.is_available():
+        assert f"test_cuda_{name}" in out.stdout and NOT_RUN_HERE in out.stdout
+        assert total[1:] == [f"{cpu_total:g}", "/", f"{cpu_total:g}"], total
+    empty = subprocess.run(
+        [sys.executable, "-m", "coursekit.exercises.selfcheck"],
+        cwd=tmp_path / FETCH_DIR, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert empty.returncode == 2 and "Assignment List" in empty.stderr
 
 
 def test_grading_uses_the_pipelines_seed(monkeypatch):

@@ -23,11 +23,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+from coursekit.exercises.selfcheck import FETCH_DIR  # where the Assignments panel fetches to
+
 REPO = Path(__file__).resolve().parents[1]
 COURSE_ID = "minigrad-course"
 START_PAGE = "course/00_start_here.ipynb"
 STATE_DIR = ".lab"  # the student role's exchange and nbgrader config (git-ignored)
-FETCH_DIR = "my_assignments"  # where the Assignments panel fetches to (git-ignored)
+
 DEMO_DIR = "build/demo-course"  # where `minigrad-course demo` puts it by default
 
 

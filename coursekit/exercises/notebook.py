@@ -196,8 +196,10 @@ warnings, word for word.
 your cells where `torch`, `minigrad` and every other package do not exist, so an answer that
 imports one of them scores 0 there, whatever it does here, and your feedback says so.
 
-To see the feedback the grader would give, without waiting for it, run
-`make check NB=exercises/{a.name}/{a.name}.ipynb` from the course's root directory.
+To see the feedback the grader would give, without waiting for it, run `make check` from
+the course's root directory: it checks the copy you fetched and submit,
+`my_assignments/{a.name}/{a.name}.ipynb` (without a GPU it counts your CPU points and says
+"CUDA: not run here (no GPU), not counted").
 
 **Contract with the grader.** The grader builds your engine from this notebook's globals
 with `autograder.engine_from(globals())`. The scenarios graded here use these names:

@@ -1,10 +1,13 @@
-"""`make check NB=exercises/<name>/<name>.ipynb`: grade your own notebook, no instructor needed.
+"""`make check [NB=my_assignments/<name>/<name>.ipynb]`: grade your own notebook, no instructor
+needed (no NB: every assignment fetched into my_assignments/, the copies you submit).
 
 Runs the notebook top to bottom in a fresh kernel (cells that fail do not stop it), then, in
 the same kernel, runs for each test cell the check its hidden tests run when graded
 (grading.grade: the autograder's scenarios for that rule, fresh values, against PyTorch),
 and prints the same report and verdict a graded student reads, with the points each cell
 would earn: a cell earns its points when its visible asserts and its hidden check pass.
+Without a GPU the CUDA cell is neither passed nor failed: "CUDA: not run here (no GPU), not
+counted", and the total is the CPU points.
 """
 
 from __future__ import annotations
@@ -16,10 +19,13 @@ from pathlib import Path
 
 import nbformat
 
+from autograder.report import NOT_RUN_NO_GPU
 from coursekit.exercises.assignments import BY_NAME
 from coursekit.exercises.grading import check_notebook_engine, report_text, verdict
 
 RESULTS_MARK = "@@selfcheck-results@@ "
+NOT_RUN_HERE = "CUDA: not run here (no GPU), not counted"
+FETCH_DIR = "my_assignments"  # where `make lab`'s Assignment List fetches to
 
 
 def graded_cells(nb) -> list[dict]:
@@ -80,18 +86,20 @@ def run(path: Path, out=sys.stdout) -> int:
     hidden = json.loads(results_line)
     print(report_text.strip("\n"), file=out)
 
-    print("\n===== summary =====", file=out)
+    print(f"\n===== summary: {path} =====", file=out)
     earned = possible = 0.0
     cpu_complete = True
     for entry in cells:
-        visible = _visible_error(entry["cell"])
         check = hidden.get(entry["grade_id"], {"passed": False, "verdict": "not checked"})
-        ok = visible is None and check["passed"]
         points = entry["points"]
-        is_cuda = "cuda" in entry["grade_id"]
+        if check["verdict"] == NOT_RUN_NO_GPU:  # never a pass, never a failure of CPU work
+            print(f"{entry['grade_id']:<28} {NOT_RUN_HERE}", file=out)
+            continue
+        visible = _visible_error(entry["cell"])
+        ok = visible is None and check["passed"]
         earned += points if ok else 0
         possible += points
-        cpu_complete &= ok or is_cuda
+        cpu_complete &= ok or "cuda" in entry["grade_id"]
         why = "" if ok else f"  ({'visible tests: ' + visible if visible else check['verdict']})"
         print(f"{entry['grade_id']:<28} {points if ok else 0:>5g} / {points:<5g}{why}", file=out)
     print(f"{'total':<28} {earned:>5g} / {possible:<5g}", file=out)
@@ -109,11 +117,32 @@ def _visible_error(cell) -> str | None:
     return None
 
 
+def fetched_notebooks(root: Path = Path(".")) -> list[Path]:
+    """The copies a student works in and submits: fetched from the Assignment List into
+    my_assignments/ (`make lab`), in course order."""
+    found = []
+    for name in BY_NAME:
+        path = root / FETCH_DIR / name / f"{name}.ipynb"
+        if path.is_file():
+            found.append(path)
+    return found
+
+
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="make check NB=...", description=__doc__)
-    parser.add_argument("notebook", type=Path)
+    parser = argparse.ArgumentParser(prog="make check [NB=...]", description=__doc__)
+    parser.add_argument(
+        "notebook", type=Path, nargs="?", help=f"default: every notebook in {FETCH_DIR}/"
+    )
     args = parser.parse_args(argv)
-    return run(args.notebook)
+    notebooks = [args.notebook] if args.notebook else fetched_notebooks()
+    if not notebooks:
+        print(
+            f"no assignment in {FETCH_DIR}/ yet: fetch one in JupyterLab (`make lab`, then "
+            "Nbgrader > Assignment List > Fetch), or name a notebook: make check NB=<path>",
+            file=sys.stderr,
+        )
+        return 2
+    return max(run(path) for path in notebooks)
 
 
 if __name__ == "__main__":
