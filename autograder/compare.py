@@ -145,7 +145,12 @@ def _diff_snapshots(r: dict, e: dict, device: str, path: str) -> list[tuple[str,
             out.append((f"{path}{field}", _text(r.get(field)), _text(e.get(field))))
     same_layout = r.get("shape") == e.get("shape") and r.get("dtype") == e.get("dtype")
     if same_layout and not values_close(r["values"], e.get("values"), r["dtype"], device):
-        out.append((f"{path}values", _text(r["values"]), _text(e.get("values"))))
+        shown = (r.get("repr"), e.get("repr"))
+        if all(isinstance(x, str) for x in shown) and shown[0] != shown[1]:
+            # the numbers as PyTorch prints them, where printing shows the difference
+            out.append((f"{path}values", _printed(shown[0]), _printed(shown[1])))
+        else:
+            out.append((f"{path}values", _text(r["values"]), _text(e.get("values"))))
         same_layout = False  # the repr differs too: saying so again would be noise
     for field in SNAPSHOT_FIELDS_AFTER:
         if r.get(field) != e.get(field):
@@ -224,6 +229,11 @@ def describe(x) -> str:
     if isinstance(x, list):
         return "[" + ", ".join(describe(v) for v in x) + "]"
     return _text(x)
+
+
+def _printed(text: str, limit: int = 300) -> str:
+    """A tensor's repr as it prints (unquoted)."""
+    return text if len(text) <= limit else text[:limit] + " ..."
 
 
 def _text(x, limit: int = 300) -> str:

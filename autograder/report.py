@@ -39,7 +39,7 @@ class ScenarioResult:
             lines.append(f"      your engine: {diff['engine']}")
         for rule in self.rules:
             lines.append(f"  rule {rule}: {statement(rule)}")
-        lines.append(f"  reread: {self.lecture}")
+        lines.append(f"  reread: {lecture_section(self.lecture)} ({self.lecture})")
         return lines
 
 
@@ -87,6 +87,30 @@ class Report:
             f"{self.engine} vs PyTorch {self.reference} on {self.device}, seed {self.seed}: "
             f"score {self.score:.2f} ({n_ok}/{len(self.results)} scenarios) {verdict}"
         )
+
+    def explanation(self, rules) -> str:
+        """What a student can act on, in one paragraph: each of `rules` that failed, in words
+        and where the lecture teaches it, then the first difference, PyTorch's next to
+        theirs ("" when nothing failed)."""
+        failures = self.failures
+        if not failures:
+            return ""
+        failed = [rule for rule, row in self.by_rule.items() if rule in rules and row["failed"]]
+        parts = []
+        for rule in failed or list(rules):
+            where = next((f.lecture for f in failures if rule in f.rules), failures[0].lecture)
+            parts.append(f"{rule}: {statement(rule)} Reread {lecture_section(where)}.")
+        first = failures[0]
+        if first.differences:
+            diff = first.differences[0]
+            head = f"{diff['label']}: {diff['field']}" if diff["label"] else diff["field"]
+            parts.append(
+                f"First difference ({first.id}), {head}:\n  PyTorch:     {diff['reference']}"
+                f"\n  your engine: {diff['engine']}"
+            )
+        elif first.note:
+            parts.append(f"{first.id}: {first.note}")
+        return "\n".join(parts)
 
     def __str__(self) -> str:
         lines = [self.summary()]
@@ -136,6 +160,14 @@ class Report:
         )
         parts.append("</p></div>")
         return "".join(parts)
+
+
+def lecture_section(reference: str) -> str:
+    """'course/02_leaf_nodes.ipynb#retain-grad' -> 'lecture 02_leaf_nodes, section
+    "retain-grad"', as a student finds it in the course's list of lectures."""
+    path, _, anchor = reference.partition("#")
+    name = path.rsplit("/", 1)[-1].removesuffix(".ipynb")
+    return f'lecture {name}, section "{anchor}"' if anchor else f"lecture {name}"
 
 
 def _rule_order(rule: str) -> tuple[int, int]:

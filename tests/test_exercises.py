@@ -314,6 +314,25 @@ def test_self_check_without_an_argument_checks_the_fetched_copy_and_counts_cpu_o
     assert empty.returncode == 2 and "Assignment List" in empty.stderr
 
 
+def test_a_failing_visible_check_names_the_rule_the_section_and_the_first_difference():
+    """What Validate shows under a wrong answer's test cell: the rule in words, where the
+    lecture teaches it, and PyTorch's output next to the engine's, printed as PyTorch prints."""
+    from autograder.rules import statement
+    from coursekit.exercises.grading import check_rule
+    from coursekit.exercises.planted import reference_engine
+
+    rule, right, wrong = next(bug for bug in BUGS["leaf_nodes"] if bug[0] == "L8")
+    check_rule(reference_engine(), "leaf", [rule])  # the right answer: silent
+    with pytest.raises(AssertionError) as failed:
+        check_rule(reference_engine((right, wrong)), "leaf", [rule])
+    text = str(failed.value)
+    assert text.startswith(f"NOT PASSED: rule {rule}\n{rule}: {statement(rule)}")
+    assert 'Reread lecture 02_leaf_nodes, section "' in text
+    pytorch, engine = (line.split(":", 1)[1].strip() for line in text.splitlines()[-2:])
+    assert text.splitlines()[-2].startswith("  PyTorch:") and pytorch.startswith("tensor(")
+    assert engine.startswith("tensor(") and engine != pytorch
+
+
 def test_grading_uses_the_pipelines_seed(monkeypatch):
     from coursekit.exercises.grading import SEED_VARIABLE, check_notebook_engine
     from coursekit.exercises.planted import reference_engine

@@ -21,6 +21,7 @@ from autograder.report import NOT_RUN_NO_GPU
 ENGINE_NAME = "engine"
 # Set by the grading pipeline (coursekit/classroom) so that a regrade sees the same values.
 SEED_VARIABLE = "MINIGRAD_COURSE_SEED"
+PUBLIC_SEED = 2024  # the visible checks' values: the same for every student, every run
 
 
 def check_notebook_engine(namespace: dict, topic: str, rules, device: str = "cpu", seed=None):
@@ -38,13 +39,14 @@ def check_notebook_engine(namespace: dict, topic: str, rules, device: str = "cpu
 
 
 def verdict(report, rules) -> str:
-    """One line: what passed, or which rules did not and why."""
+    """What passed, or which rules did not, in words, where to reread them, and the first
+    difference (what Validate shows under a failed cell)."""
     if report.passed:
         return f"PASSED: rule {', '.join(rules)} ({len(report.results)} scenarios)"
     if report.results and all(r.status == "not run" for r in report.results):
         return NOT_RUN_NO_GPU
     failed = [rule for rule, row in report.by_rule.items() if rule in rules and row["failed"]]
-    return f"NOT PASSED: rule {', '.join(failed)} (see the differences above)"
+    return f"NOT PASSED: rule {', '.join(failed or rules)}\n{report.explanation(rules)}"
 
 
 def report_text(report) -> str:
@@ -52,6 +54,16 @@ def report_text(report) -> str:
     if report.passed or all(r.status == "not run" for r in report.results):
         return report.summary()
     return str(report)
+
+
+def check_rule(namespace: dict, topic: str, rules, device: str = "cpu") -> None:
+    """A test cell's visible check: its rule's scenarios on the public seed, nothing printed
+    when they pass; otherwise an AssertionError that names the rule in words, the lecture
+    section and the first difference (what Validate and the notebook show). Grading runs the
+    same scenarios again on fresh values."""
+    report = check_notebook_engine(namespace, topic, rules, device, seed=PUBLIC_SEED)
+    if not report.passed:
+        raise AssertionError(verdict(report, list(rules)))
 
 
 def grade(namespace: dict, topic: str, rules, device: str = "cpu", seed=None) -> None:

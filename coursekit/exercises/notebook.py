@@ -69,6 +69,14 @@ def hidden_check(a: Assignment, rules, device="cpu") -> str:
     )
 
 
+def visible_check(a: Assignment, rule: str) -> str:
+    """The check a student sees and Validate runs: the rule's scenarios on public values."""
+    return (
+        "from coursekit.exercises.grading import check_rule\n\n"
+        f'check_rule(globals(), "{a.topic}", ["{rule}"])  # its scenarios, against PyTorch\n'
+    )
+
+
 class _Builder:
     """Collects cells with deterministic ids and nbgrader metadata."""
 
@@ -154,7 +162,7 @@ def build_notebook(a: Assignment) -> nbformat.NotebookNode:
             tested.append(rule)
             nb.test(
                 f"test_{rule}",
-                hidden_check(a, [rule]) + "\n\n" + cell.source,
+                hidden_check(a, [rule]) + "\n\n" + visible_check(a, rule) + cell.source,
                 cpu_points(a, rule),
                 check_data(a, [rule]),
             )
@@ -186,9 +194,12 @@ failure names the section).
 
 **How it works.** Run the notebook top to bottom. The engine's cells are read-only; your
 code goes where a cell says `# YOUR CODE HERE` (replace the `raise NotImplementedError()`).
-Each test cell checks one rule of the course: a few visible asserts you can run now, and,
-when the notebook is graded, hidden tests that run the autograder's scenarios for that rule
-on fresh random values, against PyTorch 2.13, on your engine. A test cell earns its points
+Each test cell checks one rule of the course. What you can run now (and Validate runs):
+`check_rule(...)`, the autograder's scenarios for that rule on public values against
+PyTorch 2.13 (when one differs it names the rule, the lecture section to reread and the
+first difference, PyTorch's output next to yours), then a few asserts. When the notebook
+is graded, hidden tests run the same scenarios again on fresh random values.
+A test cell earns its points
 only when every scenario matches PyTorch exactly: values, flags, `grad_fn` names, errors and
 warnings, word for word.
 

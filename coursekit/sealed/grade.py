@@ -23,6 +23,7 @@ from autograder.compare import compare_scenario
 from autograder.observe import observe
 from autograder.report import NOT_RUN_NO_GPU, Report, ScenarioResult
 from autograder.scenarios import REGISTRY, load_catalogue
+from coursekit.exercises.grading import verdict
 from coursekit.sealed.contract import Contract, TestCell
 from coursekit.sealed.sandbox import Limits, Outcome, Sandbox, layers, missing_layers
 from coursekit.sealed.submission import Program, assemble
@@ -148,17 +149,12 @@ def _grade_device(tests, program: Program, device: str, seed: int, limits, resul
                         notes=cell_notes + channel_notes)  # fmt: skip
         passed = report.passed
         rules = sorted({r for c in test.checks for r in (c.rules or ())})
-        failed = [rule for rule, row in report.by_rule.items() if rule in rules and row["failed"]]
         result.cells[test.grade_id] = CellScore(
             grade_id=test.grade_id,
             points=test.points if passed else 0.0,
             max_points=test.points,
             status="passed" if passed else "failed",
-            verdict=(
-                f"PASSED: rule {', '.join(rules)} ({len(scenario_results)} scenarios)"
-                if passed
-                else f"NOT PASSED: rule {', '.join(failed or rules)} (see the differences above)"
-            ),
+            verdict=verdict(report, rules),
             feedback=report.summary() if passed else str(report),
             scenarios=[r.id for r in scenario_results],
             failed=[r.id for r in scenario_results if r.status != "passed"],
