@@ -153,7 +153,7 @@ def _scalar_result(self, data, node_cls, save_other=None):
     # grad_fn (a property: a view may rebuild its history) only when the fields cannot tell
     records = self._requires_grad or self._grad_fn is not None
     if not records and self._base is not None:
-        records = self.grad_fn is not None
+        records = self.requires_grad
     if records and grad_mode._enabled:
         node = node_cls((self._edge(), _NO_EDGE), (self._data.shape, self._data.dtype), None)
         if save_other is not None:
@@ -894,14 +894,13 @@ def _view(self, data, node_cls, view_fn, *node_args, flags=None):
     parent_fn = self._view_fn
     out._view_fn = view_fn if parent_fn is None else (lambda a: view_fn(parent_fn(a)))
     out._view_version = self._version_counter.value
-    out._view_flags = flags
-    if self.requires_grad:
-        if grad_mode._enabled:
-            if node_cls is not None:
-                out._grad_fn = node_cls((self._edge(),), *node_args)
-        else:
-            out._requires_grad = True
-            out._view_flags = "no_grad"
+    # PyTorch's creation meta: made under no_grad, or one of several outputs; a view of such
+    # a view keeps its base view's mark unless it gets one of its own.
+    if not grad_mode._enabled:
+        flags = "no_grad"
+    out._view_flags = flags if flags is not None else self._view_flags
+    if node_cls is not None and grad_mode._enabled and self.requires_grad:
+        out._grad_fn = node_cls((self._edge(),), *node_args)
     return out
 
 
@@ -1272,9 +1271,7 @@ def setitem(self, index, value):
     _check_index(parts, self._data.shape, is_tuple)
     if _is_basic(parts):
         index = parts + (Ellipsis,) if Ellipsis not in parts else parts
-        with grad_mode.no_grad():
-            region = getitem(self, index)  # a view of self (its history is not needed)
-        region._view_flags = None
+        region = getitem(self, index)  # a view of self, refused as PyTorch refuses it
         if isinstance(value, Tensor):
             value = _fit_value(value, region._data.shape)
         copy_(region, value)
@@ -1314,17 +1311,15 @@ def _index_put(self, index, value):
 
 
 def _check_inplace(self):
-    """PyTorch's refusals of in-place writes into tensors autograd must keep intact."""
+    """PyTorch's refusals of in-place writes into tensors autograd must keep intact (its
+    check_inplace, run when the write is recorded: grad mode on and some input requires grad)."""
     base = self._base
     if base is not None:
-        flags = self._view_flags
-        if flags == "no_grad" and base.requires_grad:
-            raise RuntimeError(msg.NO_GRAD_VIEW_INPLACE)
-        if flags and flags.startswith("multi:") and base.requires_grad:
-            raise RuntimeError(msg.multi_output_view_inplace(flags[len("multi:") :]))
-        if base._grad_fn is None and base._requires_grad and base._base is None:
+        if self._view_flags is not None:
+            raise RuntimeError(self._view_rebase_message(indirect=False))
+        if self.requires_grad and base.grad_fn is None:
             raise RuntimeError(msg.VIEW_OF_LEAF_INPLACE)
-    elif self._grad_fn is None and self._requires_grad:
+    if self.requires_grad and self.grad_fn is None:
         raise RuntimeError(msg.LEAF_INPLACE)
 
 
@@ -1340,7 +1335,7 @@ def _inplace(self, op, others=(), overlap_ok=False):
     tracked = grad_mode._enabled and (
         self.requires_grad or builtins.any(o is not None and o.requires_grad for o in others)
     )
-    if grad_mode._enabled and self.requires_grad:
+    if tracked:
         _check_inplace(self)
     if not overlap_ok:  # after autograd's refusals, as in PyTorch
         _refuse_overlap(self)

@@ -418,3 +418,141 @@ def python_ints_outside_the_dtype_range(T, record, rng):
         record.call(f"{dname} + 2**64", lambda a=a: a + 2**64 + int(rng.integers(0, 5)))
     x = T.tensor(floats(rng, (n,), -2, 2), device=dev)
     record.call("float32 + 2**63 (read as uint64)", lambda: x + 2**63)
+
+
+# -- views made before base.requires_grad_() (I3) ----------------------------------------------
+
+
+@scenario(
+    id="values.view_made_before_requires_grad",
+    rules=["I3", "L5"],
+    topic="values",
+    lecture=f"{INPLACE}#in-place-on-a-leaf",
+)
+def view_made_before_requires_grad(T, record, rng):
+    # A view requires grad when its base does, whenever it was made; it stays a leaf without
+    # an accumulator of its own, and an in-place op on it is refused as on any view of a leaf.
+    dev = record.device
+    n = int(rng.integers(3, 6))
+    base = T.tensor(floats(rng, (n,), -2, 2), device=dev)
+    k = int(rng.integers(1, n))
+    v = base[:k]
+    w = base.view(1, n)
+    vv = v[: max(k - 1, 1)]
+    base.requires_grad_()
+    record.tensor("v = base[:k] made before requires_grad_()", v)
+    record.tensor("a view of v", vv)
+    s = scalar(rng)
+    record.call("v * s", lambda: v * s)
+    record.call("v.mul_(s)", lambda: v.mul_(s))
+    record.call("w.add_(s) (base.view)", lambda: w.add_(s))
+    record.call("vv.add_(s) (a view of a view)", lambda: vv.add_(s))
+    record.call("v[0] = s", lambda: v.__setitem__(0, s))
+    record.call("v.requires_grad = False", lambda: setattr(v, "requires_grad", False))
+    record.tensor("v after requires_grad = False", v)
+    record.call("(v * s).sum().backward()", lambda: (v * s).sum().backward())
+    record.grad("base.grad: the view has no path to it", base)
+    record.call("v.retain_grad()", lambda: v.retain_grad())
+    with T.no_grad():
+        record.call("v.mul_(s) under no_grad", lambda: v.mul_(s))
+    record.tensor("v after the untracked write", v)
+    record.tensor("base after the untracked write", base)
+
+    # a view that asked for grad itself, of a base that does not
+    other = T.tensor(floats(rng, (n,), -2, 2), device=dev)
+    u = other[1:]
+    record.call("u.requires_grad_()", lambda: u.requires_grad_())
+    record.tensor("other", other)
+    record.call("u.add_(s)", lambda: u.add_(s))
+    record.call("u[:1].add_(s)", lambda: u[:1].add_(s))
+    # a plain view written with a tensor that requires grad
+    plain = T.tensor(floats(rng, (n,), -2, 2), device=dev)
+    g = T.tensor(floats(rng, (n - 1,), -2, 2), requires_grad=True, device=dev)
+    p = plain[1:]
+    record.call("plain[1:].add_(g)", lambda: p.add_(g))
+    record.tensor("plain after", plain)
+
+
+# -- views made under no_grad, then written (I3, I4) --------------------------------------------
+
+
+@scenario(
+    id="values.no_grad_view_written_in_place",
+    rules=["I3", "I4"],
+    topic="values",
+    lecture=f"{INPLACE}#in-place-on-a-leaf",
+)
+def no_grad_view_written_in_place(T, record, rng):
+    # A view made under no_grad is marked: written in place with grad mode on it is refused;
+    # written under no_grad (itself, its base or another view) it can no longer be used in
+    # autograd, and its repr shows grad_fn=<Invalid>. Multi-output views are marked likewise.
+    dev = record.device
+    n = int(rng.integers(3, 6))
+    s = scalar(rng)
+    x = T.tensor(floats(rng, (n,), -2, 2), requires_grad=True, device=dev)
+    cases = [("of a leaf", lambda: x), ("of a non-leaf", lambda: x * s)]
+    for name, make in cases:
+        y = make()
+        with T.no_grad():
+            v = y[1:]
+        record.tensor(f"{name}: the no_grad view", v)
+        record.call(f"{name}: v * s", lambda v=v: v * s)
+        record.call(f"{name}: v.add_(s)", lambda v=v: v.add_(s))
+        record.call(f"{name}: v[0] = s", lambda v=v: v.__setitem__(0, s))
+        vv = v[:1]
+        record.tensor(f"{name}: a view of it made with grad", vv)
+        record.call(f"{name}: vv.add_(s)", lambda vv=vv: vv.add_(s))
+        with T.no_grad():
+            v.mul_(s)
+        record.tensor(f"{name}: v after a no_grad write", v)
+        record.value(f"{name}: v.requires_grad", v.requires_grad)
+        record.call(f"{name}: v.grad_fn", lambda v=v: v.grad_fn)
+        record.call(f"{name}: v.is_leaf", lambda v=v: v.is_leaf)
+        record.call(f"{name}: v * s after", lambda v=v: v * s)
+        record.call(f"{name}: v.sum().backward()", lambda v=v: v.sum().backward())
+        record.call(
+            f"{name}: v.requires_grad = False", lambda v=v: setattr(v, "requires_grad", False)
+        )
+    # the base written with grad on, or another view written under no_grad
+    y = x * s
+    with T.no_grad():
+        v = y[:2]
+    y.add_(s)
+    record.tensor("base written with grad mode on", v)
+    y = x * s
+    with T.no_grad():
+        v = y[:2]
+        y[1:].mul_(s)
+    record.tensor("another view written under no_grad", v)
+    # a view made with grad mode on is rebuilt instead
+    y = x * s
+    v = y[:2]
+    with T.no_grad():
+        y.add_(s)
+    record.tensor("a normal view after a no_grad write", v)
+    # marked although its base did not require grad yet
+    z = T.tensor(floats(rng, (n,), -2, 2), device=dev)
+    with T.no_grad():
+        zv = z[:1]
+        zv.add_(s)
+    record.tensor("no_grad view of a plain tensor", zv)
+    z.requires_grad_()
+    record.tensor("... after z.requires_grad_()", zv)
+    record.call("... zv * s", lambda: zv * s)
+    # written with a tensor that requires grad
+    q = T.tensor(floats(rng, (n,), -2, 2), device=dev)
+    g = T.tensor(floats(rng, (n - 1,), -2, 2), requires_grad=True, device=dev)
+    with T.no_grad():
+        qv = q[1:]
+    record.call("no_grad view of a plain tensor .add_(g)", lambda: qv.add_(g))
+    # outputs of unbind
+    y = x.view(1, n) * s
+    parts = y.unbind(0)
+    record.call("parts[0].add_(s)", lambda: parts[0].add_(s))
+    y.mul_(s)
+    record.tensor("parts[0] after its base was written", parts[0])
+    record.call("parts[0] * s", lambda: parts[0] * s)
+    plain_parts = T.tensor(floats(rng, (2, n), -2, 2), device=dev).unbind(0)
+    gn = T.tensor(floats(rng, (n,), -2, 2), requires_grad=True, device=dev)
+    record.call("plain unbind output .add_(g)", lambda: plain_parts[1].add_(gn))
+    record.call("plain unbind output .add_(s)", lambda: plain_parts[1].add_(s))
