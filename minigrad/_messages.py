@@ -369,6 +369,18 @@ def clamp_mixed_bounds(got):
 
 OVERFLOW_LONG_LONG = "Overflow when unpacking long long"
 VALUE_OVERFLOW = "value cannot be converted to type {} without overflow"
+ALPHA_FLOAT_INTEGRAL = (
+    "For integral input tensors, argument alpha must not be a floating point number."
+)
+
+
+def promotion_unsigned(a, b):
+    return (
+        "Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
+        f"{a} and {b}"
+    )
+
+
 READ_ONLY_ATTRIBUTE = "attribute '{}' of '" + LIB + "._C.TensorBase' objects is not writable"
 FULL_FILL_NOT_NUMBER = "full(): argument 'fill_value' (position 2) must be Number, not {}"
 LEGACY_NOT_SEQUENCE = "new(): data must be a sequence (got {})"

@@ -103,6 +103,8 @@ def _prepare(a, b):
         else:
             dtype = _dtypes.result_type(a, b)
         if b.__class__ is int:
+            if (1 << 63) <= b < (1 << 64) and a._dtype is _dtypes.bool:
+                raise RuntimeError(msg.promotion_unsigned("Bool", "UInt64"))  # a uint64 Scalar
             b = _int_scalar(b, dtype)
     else:
         return NotImplemented
@@ -120,6 +122,46 @@ def _int_scalar(v, dtype):
     bits = dtype.itemsize * 8
     v &= (1 << bits) - 1
     return v - (1 << bits) if v >> (bits - 1) else v
+
+
+# The C++ type names PyTorch's checked conversion of a Scalar argument prints.
+_CHECKED_NAME = {
+    _dtypes.int32: "int",
+    _dtypes.int64: "int64_t",
+    _dtypes.float16: "c10::Half",
+    _dtypes.float32: "float",
+    _dtypes.float64: "double",
+}
+
+
+def _checked_scalar(v, dtype, half=True):
+    """A Python number argument (fill_, clamp, full, pow, alpha, where, __setitem__) converted
+    to `dtype` as PyTorch does: read as a Scalar (OverflowError past uint64 or below int64),
+    then refused if the dtype cannot hold it. bool holds anything; float16 is checked only by
+    the ops that pass `half` (full, where and __setitem__ let it become inf)."""
+    cls = v.__class__
+    if cls is builtins.int:
+        _int_scalar(v, _dtypes.float64)
+    elif cls is not builtins.float:
+        return v
+    if dtype is _dtypes.bool:
+        return builtins.bool(v)
+    if dtype is _dtypes.float16 and not half:
+        return v
+    if dtype.is_floating_point:
+        bad = math.isfinite(v) and builtins.abs(v) > float(np.finfo(dtype.np).max)
+    else:
+        info = np.iinfo(dtype.np)
+        bad = not info.min <= v <= info.max  # also inf and nan
+    if bad:
+        raise RuntimeError(msg.VALUE_OVERFLOW.format(_CHECKED_NAME[dtype]))
+    return v
+
+
+def _check_alpha(alpha, dtype):
+    if alpha.__class__ is builtins.float and not dtype.is_floating_point:
+        raise RuntimeError(msg.ALPHA_FLOAT_INTEGRAL)
+    return _checked_scalar(alpha, dtype)
 
 
 def _binary(node_cls, a, b, data, dtype, device, save=None, **kw):
@@ -145,7 +187,9 @@ def _binary(node_cls, a, b, data, dtype, device, save=None, **kw):
 def _scalar_fast_path(self, other):
     """Whether `self op other` is a float tensor with a Python number (the common case)."""
     cls = other.__class__
-    return (cls is builtins.float or cls is builtins.int) and self._dtype.is_floating_point
+    if cls is builtins.int:  # one PyTorch cannot read as a Scalar takes the checked path
+        return self._dtype.is_floating_point and -(1 << 63) <= other < (1 << 63)
+    return cls is builtins.float and self._dtype.is_floating_point
 
 
 def _scalar_result(self, data, node_cls, save_other=None):
@@ -169,6 +213,8 @@ def add(self, other, *, alpha=1):
     if p is NotImplemented:
         return p
     dtype, device, a, b = p
+    if alpha != 1:
+        alpha = _check_alpha(alpha, dtype)
     data = a + b if alpha == 1 else a + alpha * b
     return _binary(F.AddBackward0, self, other, _arr(data, dtype), dtype, device, alpha=alpha)
 
@@ -196,6 +242,10 @@ def sub(self, other, *, alpha=1):
     if p is NotImplemented:
         return p
     dtype, device, a, b = p
+    if alpha != 1:
+        if alpha.__class__ is builtins.int and (1 << 63) <= alpha < (1 << 64):
+            alpha -= 1 << 64  # PyTorch adds -alpha, negated as the uint64 Scalar it is
+        alpha = _check_alpha(alpha, dtype)
     data = a - b if alpha == 1 else a - alpha * b
     return _binary(F.SubBackward0, self, other, _arr(data, dtype), dtype, device, alpha=alpha)
 
@@ -280,10 +330,15 @@ def pow(self, exponent):  # noqa: A001 - PyTorch's name
             out._grad_fn.save(self=self, exponent=exponent)
             out._grad_fn.save_output("result", out)
         return out
+    checked = exponent
+    if checked.__class__ is int and not self._dtype.is_floating_point:
+        _checked_scalar(checked, _dtypes.int64)  # an integer tensor reads it as int64 first
     p = _prepare(self, exponent)
     if p is NotImplemented:
         return p
     dtype, device, a, exponent = p  # a NumPy number as exponent is now a Python one
+    if checked.__class__ is int:
+        _checked_scalar(checked, dtype)
     data = _arr(_power(a, exponent, dtype), dtype)
     node = None
     if _needs_grad(self) and dtype.is_floating_point:
@@ -447,6 +502,7 @@ def clamp(self, min=None, max=None):  # noqa: A002
         return _clamp_tensors(self, min, max)
     min, max = (b.item() if isinstance(b, Tensor) else b for b in (min, max))
     dtype = _dtypes.result_type(self, *(b for b in (min, max) if b is not None))
+    min, max = (b if b is None else _checked_scalar(b, dtype) for b in (min, max))
     if dtype is not self._dtype:  # an integer tensor clamped to float bounds
         return clamp(to(self, dtype), min, max)
     data, xp = self._data, self._xp
@@ -1267,6 +1323,9 @@ def getitem(self, index):
 def setitem(self, index, value):
     if not isinstance(value, (Tensor, *_SCALARS)):
         raise TypeError(msg.cant_assign(value, self.type()))
+    if value.__class__ is builtins.int and not -(1 << 63) <= value < (1 << 63):
+        raise ValueError(msg.OVERFLOW_LONG_LONG)  # read as a C long long first
+    value = _checked_scalar(value, self._dtype, half=False)
     parts, _, is_tuple = _normalize_index(index)
     _check_index(parts, self._data.shape, is_tuple)
     if _is_basic(parts):
@@ -1480,6 +1539,8 @@ def zero_(self):
 
 def fill_(self, value):
     value_t = _tensor_or_none(value)
+    if value_t is None:
+        value = _checked_scalar(value, self._dtype)
 
     def op(old):
         if value_t is None:
@@ -1658,6 +1719,7 @@ def where(condition, input, other):  # noqa: A002
     if not isinstance(ref, Tensor):
         ref = condition
     dtype = _dtypes.result_type(*(x for x in (input, other)))
+    input, other = (_checked_scalar(x, dtype, half=False) for x in (input, other))
     a = _as_operand(input, dtype, ref._device)
     b = _as_operand(other, dtype, ref._device)
     cond = condition._data

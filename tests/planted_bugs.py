@@ -584,6 +584,12 @@ def no_grad_views_rebuilt(m):
     _wrap(Tensor, "_regenerate_view_history", make)
 
 
+def scalar_arguments_unchecked(m):
+    """fill_, clamp, full, pow, alpha, where and __setitem__ take a Python number their dtype
+    cannot hold and leave it to NumPy (its OverflowError, or a silently wrapped value)."""
+    _sub(m, "ops")._checked_scalar = lambda v, dtype, half=True: v
+
+
 BUGS = {
     "grad_into_nonleaves": ("L3", grad_into_nonleaves),
     "grads_overwritten": ("L8", grads_overwritten),
@@ -628,6 +634,7 @@ BUGS = {
     "python_ints_not_wrapped": ("N2", python_ints_not_wrapped),
     "views_ignore_base_requires_grad": ("I3", views_ignore_base_requires_grad),
     "no_grad_views_rebuilt": ("I4", no_grad_views_rebuilt),
+    "scalar_arguments_unchecked": ("N2", scalar_arguments_unchecked),
 }
 
 

@@ -556,3 +556,55 @@ def no_grad_view_written_in_place(T, record, rng):
     gn = T.tensor(floats(rng, (n,), -2, 2), requires_grad=True, device=dev)
     record.call("plain unbind output .add_(g)", lambda: plain_parts[1].add_(gn))
     record.call("plain unbind output .add_(s)", lambda: plain_parts[1].add_(s))
+
+
+# -- Python numbers an op converts to the tensor's dtype (N1, N2) ------------------------------
+
+
+@scenario(
+    id="values.scalar_arguments_checked_against_the_dtype",
+    rules=["N1", "N2"],
+    topic="values",
+    lecture="course/01_tensors_memory.ipynb#dtypes-and-promotion",
+)
+def scalar_arguments_checked_against_the_dtype(T, record, rng):
+    # fill_, clamp, __setitem__, full, pow, alpha and where convert a Python number to the
+    # dtype and refuse one it cannot hold (naming the C++ type); __setitem__ and tensor() read
+    # an int as a C long long first. Binary operators wrap instead (see the scenario above).
+    dev = record.device
+    n = int(rng.integers(2, 5))
+    for dname, dtype in (("int32", T.int32), ("int64", T.int64), ("float32", T.float32)):
+        a = T.tensor(ints(rng, (n,), 1, 9), dtype=dtype, device=dev)
+        for big in (2**31, 2**40, 2**63, 2**64):
+            v = big + int(rng.integers(0, 4))
+            name = f"{dname} with 2**{big.bit_length() - 1}+{v - big}"
+            record.call(f"{name}: fill_", lambda a=a, v=v: a.clone().fill_(v))
+            record.call(f"{name}: fill_(-v)", lambda a=a, v=v: a.clone().fill_(-v))
+            record.call(f"{name}: clamp(max=v)", lambda a=a, v=v: a.clamp(max=v))
+            record.call(f"{name}: clamp(min=-v)", lambda a=a, v=v: a.clamp(min=-v))
+            record.call(f"{name}: a[0] = v", lambda a=a, v=v: a.clone().__setitem__(0, v))
+            record.call(f"{name}: full", lambda dtype=dtype, v=v: T.full((n,), v, dtype=dtype))
+            record.call(f"{name}: a ** v", lambda a=a, v=v: a**v)
+            record.call(f"{name}: add(alpha=v)", lambda a=a, v=v: a.add(a, alpha=v))
+            record.call(f"{name}: sub_(alpha=v)", lambda a=a, v=v: a.clone().sub_(a, alpha=v))
+            record.call(f"{name}: where(c, a, v)", lambda a=a, v=v: T.where(a > 4, a, v))
+            record.call(f"{name}: a * v", lambda a=a, v=v: a * v)
+        f = float(rng.uniform(1e39, 1e40))
+        record.call(f"{dname}: fill_(1e39)", lambda a=a, f=f: a.clone().fill_(f))
+        record.call(f"{dname}: a[0] = 1e39", lambda a=a, f=f: a.clone().__setitem__(0, f))
+        record.call(f"{dname}: full 1e39", lambda dtype=dtype, f=f: T.full((n,), f, dtype=dtype))
+        record.call(f"{dname}: fill_(inf)", lambda a=a: a.clone().fill_(float("inf")))
+        record.call(f"{dname}: add(alpha=2.5)", lambda a=a: a.add(a, alpha=2.5))
+    record.call("full(2**63) infers int64", lambda: T.full((n,), 2**63))
+    record.call("tensor([2**63])", lambda: T.tensor([2**63 + int(rng.integers(0, 4))]))
+    record.call("tensor([-(2**63) - 1])", lambda: T.tensor([-(2**63) - 1]))
+    b = T.tensor([bool(i) for i in rng.integers(0, 2, size=n)], device=dev)
+    record.call("bool + 2**63", lambda: b + 2**63)
+    record.call("bool + 2**64", lambda: b + 2**64)
+    record.call("bool ** 2**63", lambda: b ** (2**63))
+    record.call("bool.fill_(2**63)", lambda: b.clone().fill_(2**63))
+    record.call("full(2**63, dtype=bool)", lambda: T.full((n,), 2**63, dtype=T.bool))
+    record.call("bool.add(alpha=2**63)", lambda: b.add(b, alpha=2**63))
+    x = T.tensor(floats(rng, (n,), -2, 2), device=dev)
+    record.call("float32 * 2**64", lambda: x * 2**64)
+    record.call("float32 - -(2**63) - 1", lambda: x - (-(2**63) - 1))
