@@ -923,6 +923,35 @@ def cuda(self, device=None, non_blocking=False):
     return to(self, "cuda" if device is None else device)
 
 
+def _floor_op(ufunc, reflected=False):
+    """`//` and `%` (PyTorch's floor_divide and remainder: Python's rounding and signs).
+    An integer division by zero raises PyTorch's text; float ones give inf or nan. Their
+    gradients (NotImplemented, RemainderBackward0) are not part of minigrad: a float operand
+    that requires grad is refused rather than answered without a graph."""
+
+    def op(self, other):
+        p = _prepare(self, other)
+        if p is NotImplemented:
+            return p
+        dtype, device, a, b = p
+        if reflected:
+            a, b = b, a
+        if not dtype.is_floating_point:
+            if self._xp.any(self._xp.asarray(b) == 0):
+                raise RuntimeError(msg.INT_DIVISION_BY_ZERO)
+        elif _needs_grad(self, other):
+            raise NotImplementedError(msg.FLOOR_OPS_NO_GRAD)
+        return Tensor._make(_arr(ufunc(a, b), dtype), device, dtype)
+
+    return op
+
+
+floor_divide = _floor_op(np.floor_divide)
+remainder = _floor_op(np.remainder)
+rfloordiv = _floor_op(np.floor_divide, reflected=True)
+rremainder = _floor_op(np.remainder, reflected=True)
+
+
 def cpu(self):
     return to(self, "cpu")
 

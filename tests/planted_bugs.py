@@ -590,6 +590,12 @@ def scalar_arguments_unchecked(m):
     _sub(m, "ops")._checked_scalar = lambda v, dtype, half=True: v
 
 
+def remainder_like_c(m):
+    """% keeps the dividend's sign (C's fmod) instead of the divisor's, as PyTorch does."""
+    ops = _sub(m, "ops")
+    m.Tensor.__mod__ = ops.quiet_operator(ops._floor_op(np.fmod))
+
+
 BUGS = {
     "grad_into_nonleaves": ("L3", grad_into_nonleaves),
     "grads_overwritten": ("L8", grads_overwritten),
@@ -635,6 +641,7 @@ BUGS = {
     "views_ignore_base_requires_grad": ("I3", views_ignore_base_requires_grad),
     "no_grad_views_rebuilt": ("I4", no_grad_views_rebuilt),
     "scalar_arguments_unchecked": ("N2", scalar_arguments_unchecked),
+    "remainder_like_c": ("N1", remainder_like_c),
 }
 
 

@@ -608,3 +608,40 @@ def scalar_arguments_checked_against_the_dtype(T, record, rng):
     x = T.tensor(floats(rng, (n,), -2, 2), device=dev)
     record.call("float32 * 2**64", lambda: x * 2**64)
     record.call("float32 - -(2**63) - 1", lambda: x - (-(2**63) - 1))
+
+
+# -- // and % on integer tensors (N1) ----------------------------------------------------------
+
+
+@scenario(
+    id="values.floor_divide_and_remainder",
+    rules=["N1", "N2"],
+    topic="values",
+    lecture="course/01_tensors_memory.ipynb#dtypes-and-promotion",
+)
+def floor_divide_and_remainder(T, record, rng):
+    # Python's rounding and signs (toward -inf, the divisor's sign); an integer division by
+    # zero raises, a float one gives inf or nan.
+    dev = record.device
+    n = int(rng.integers(3, 6))
+    a = T.tensor(ints(rng, (n,), -20, 21), device=dev)
+    b = T.tensor([v if v else 3 for v in ints(rng, (n,), -5, 6)], device=dev)
+    k = int(rng.choice([-3, -2, 2, 3, 7]))
+    record.call("a // k", lambda: a // k)
+    record.call("a % k", lambda: a % k)
+    record.call("a // b", lambda: a // b)
+    record.call("a % b", lambda: a % b)
+    record.call("int32 // k", lambda: a.to(T.int32) // k)
+    record.call("int32 % b", lambda: a.to(T.int32) % b)
+    record.call("k // b", lambda: k // b)
+    record.call("k % b", lambda: k % b)
+    record.call("a // 0", lambda: a // 0)
+    record.call("a % 0", lambda: a % 0)
+    record.call("k % a (a may hold 0)", lambda: k % T.cat([a, T.zeros(1, dtype=T.int64)]))
+    f = scalar(rng, 1.5, 3.0)
+    record.call("a // f", lambda: a // f)
+    record.call("a % f", lambda: a % f)
+    x = T.tensor(floats(rng, (n,), -5, 5), device=dev)
+    record.call("x // k", lambda: x // k)
+    record.call("x % k", lambda: x % k)
+    record.call("x // 0", lambda: x // 0)
