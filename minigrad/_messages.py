@@ -103,20 +103,33 @@ LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place 
 VIEW_OF_LEAF_INPLACE = (
     "a view of a leaf Variable that requires grad is being used in an in-place operation."
 )
-NO_GRAD_VIEW_INPLACE = (
-    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
-    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
-    "your code by moving both the view and the inplace either both inside the no_grad block "
-    "(if you don't want the inplace to be tracked) or both outside (if you want the inplace to "
-    "be tracked)."
-)
 
 
-def multi_output_view_inplace(op):
-    return (
-        f"Output 0 of {op} is a view and is being modified inplace. This view is the output of a "
-        "function that returns multiple views. Such functions do not allow the output views to "
-        "be modified inplace. You should replace the inplace operation by an out-of-place one."
+def view_rebase(flags, fn_name, output_nr, indirect):
+    """PyTorch's refusal of an in-place write into (indirect: into the base or another view
+    of) a view made under no_grad (`flags` "no_grad") or one of several outputs ("multi:<op>");
+    `fn_name` is the view's own node name less "Backward0", None if it has none."""
+    modified = "its base or another view of its base has been" if indirect else "is being"
+    if flags == "no_grad" or fn_name is None:
+        prefix = (
+            f"Output {output_nr} of {fn_name} is a view of a view which was created in"
+            if fn_name is not None
+            else "A view was created in"
+        )
+        text = f"{prefix} no_grad mode and {modified} modified inplace with grad mode enabled."
+    else:
+        text = f"Output {output_nr} of {fn_name} is a view and {modified} modified inplace."
+    if flags == "no_grad":
+        return text + (
+            " Given that this use case is ambiguous and error-prone, it is forbidden. You can "
+            "clarify your code by moving both the view and the inplace either both inside the "
+            "no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
+            "want the inplace to be tracked)."
+        )
+    return text + (
+        " This view is the output of a function that returns multiple views. Such functions "
+        "do not allow the output views to be modified inplace. You should replace the inplace "
+        "operation by an out-of-place one."
     )
 
 
@@ -355,7 +368,21 @@ def clamp_mixed_bounds(got):
 
 
 OVERFLOW_LONG_LONG = "Overflow when unpacking long long"
+INT_DIVISION_BY_ZERO = "ZeroDivisionError"
+FLOOR_OPS_NO_GRAD = "// and % of a tensor that requires grad are outside minigrad's subset"
 VALUE_OVERFLOW = "value cannot be converted to type {} without overflow"
+ALPHA_FLOAT_INTEGRAL = (
+    "For integral input tensors, argument alpha must not be a floating point number."
+)
+
+
+def promotion_unsigned(a, b):
+    return (
+        "Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
+        f"{a} and {b}"
+    )
+
+
 READ_ONLY_ATTRIBUTE = "attribute '{}' of '" + LIB + "._C.TensorBase' objects is not writable"
 FULL_FILL_NOT_NUMBER = "full(): argument 'fill_value' (position 2) must be Number, not {}"
 LEGACY_NOT_SEQUENCE = "new(): data must be a sequence (got {})"

@@ -218,6 +218,7 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
         raise TypeError(msg.FULL_FILL_NOT_NUMBER.format(msg.type_name(fill_value)))
     if dtype is None:
         dtype = _scalars_dtype(fill_value)
+    fill_value = ops._checked_scalar(fill_value, dtype, half=False)
     if not isinstance(size, (tuple, list)):  # full takes a sequence, never a bare int
         raise TypeError(msg.FACTORY_SIZE_TYPE.format("full", msg.type_name(size)))
     return _filled(fill_value, (size,), dtype, device, requires_grad, "full")

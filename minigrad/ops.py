@@ -103,6 +103,8 @@ def _prepare(a, b):
         else:
             dtype = _dtypes.result_type(a, b)
         if b.__class__ is int:
+            if (1 << 63) <= b < (1 << 64) and a._dtype is _dtypes.bool:
+                raise RuntimeError(msg.promotion_unsigned("Bool", "UInt64"))  # a uint64 Scalar
             b = _int_scalar(b, dtype)
     else:
         return NotImplemented
@@ -120,6 +122,46 @@ def _int_scalar(v, dtype):
     bits = dtype.itemsize * 8
     v &= (1 << bits) - 1
     return v - (1 << bits) if v >> (bits - 1) else v
+
+
+# The C++ type names PyTorch's checked conversion of a Scalar argument prints.
+_CHECKED_NAME = {
+    _dtypes.int32: "int",
+    _dtypes.int64: "int64_t",
+    _dtypes.float16: "c10::Half",
+    _dtypes.float32: "float",
+    _dtypes.float64: "double",
+}
+
+
+def _checked_scalar(v, dtype, half=True):
+    """A Python number argument (fill_, clamp, full, pow, alpha, where, __setitem__) converted
+    to `dtype` as PyTorch does: read as a Scalar (OverflowError past uint64 or below int64),
+    then refused if the dtype cannot hold it. bool holds anything; float16 is checked only by
+    the ops that pass `half` (full, where and __setitem__ let it become inf)."""
+    cls = v.__class__
+    if cls is builtins.int:
+        _int_scalar(v, _dtypes.float64)
+    elif cls is not builtins.float:
+        return v
+    if dtype is _dtypes.bool:
+        return builtins.bool(v)
+    if dtype is _dtypes.float16 and not half:
+        return v
+    if dtype.is_floating_point:
+        bad = math.isfinite(v) and builtins.abs(v) > float(np.finfo(dtype.np).max)
+    else:
+        info = np.iinfo(dtype.np)
+        bad = not info.min <= v <= info.max  # also inf and nan
+    if bad:
+        raise RuntimeError(msg.VALUE_OVERFLOW.format(_CHECKED_NAME[dtype]))
+    return v
+
+
+def _check_alpha(alpha, dtype):
+    if alpha.__class__ is builtins.float and not dtype.is_floating_point:
+        raise RuntimeError(msg.ALPHA_FLOAT_INTEGRAL)
+    return _checked_scalar(alpha, dtype)
 
 
 def _binary(node_cls, a, b, data, dtype, device, save=None, **kw):
@@ -145,7 +187,9 @@ def _binary(node_cls, a, b, data, dtype, device, save=None, **kw):
 def _scalar_fast_path(self, other):
     """Whether `self op other` is a float tensor with a Python number (the common case)."""
     cls = other.__class__
-    return (cls is builtins.float or cls is builtins.int) and self._dtype.is_floating_point
+    if cls is builtins.int:  # one PyTorch cannot read as a Scalar takes the checked path
+        return self._dtype.is_floating_point and -(1 << 63) <= other < (1 << 63)
+    return cls is builtins.float and self._dtype.is_floating_point
 
 
 def _scalar_result(self, data, node_cls, save_other=None):
@@ -153,7 +197,7 @@ def _scalar_result(self, data, node_cls, save_other=None):
     # grad_fn (a property: a view may rebuild its history) only when the fields cannot tell
     records = self._requires_grad or self._grad_fn is not None
     if not records and self._base is not None:
-        records = self.grad_fn is not None
+        records = self.requires_grad
     if records and grad_mode._enabled:
         node = node_cls((self._edge(), _NO_EDGE), (self._data.shape, self._data.dtype), None)
         if save_other is not None:
@@ -169,6 +213,8 @@ def add(self, other, *, alpha=1):
     if p is NotImplemented:
         return p
     dtype, device, a, b = p
+    if alpha != 1:
+        alpha = _check_alpha(alpha, dtype)
     data = a + b if alpha == 1 else a + alpha * b
     return _binary(F.AddBackward0, self, other, _arr(data, dtype), dtype, device, alpha=alpha)
 
@@ -196,6 +242,10 @@ def sub(self, other, *, alpha=1):
     if p is NotImplemented:
         return p
     dtype, device, a, b = p
+    if alpha != 1:
+        if alpha.__class__ is builtins.int and (1 << 63) <= alpha < (1 << 64):
+            alpha -= 1 << 64  # PyTorch adds -alpha, negated as the uint64 Scalar it is
+        alpha = _check_alpha(alpha, dtype)
     data = a - b if alpha == 1 else a - alpha * b
     return _binary(F.SubBackward0, self, other, _arr(data, dtype), dtype, device, alpha=alpha)
 
@@ -280,10 +330,15 @@ def pow(self, exponent):  # noqa: A001 - PyTorch's name
             out._grad_fn.save(self=self, exponent=exponent)
             out._grad_fn.save_output("result", out)
         return out
+    checked = exponent
+    if checked.__class__ is int and not self._dtype.is_floating_point:
+        _checked_scalar(checked, _dtypes.int64)  # an integer tensor reads it as int64 first
     p = _prepare(self, exponent)
     if p is NotImplemented:
         return p
     dtype, device, a, exponent = p  # a NumPy number as exponent is now a Python one
+    if checked.__class__ is int:
+        _checked_scalar(checked, dtype)
     data = _arr(_power(a, exponent, dtype), dtype)
     node = None
     if _needs_grad(self) and dtype.is_floating_point:
@@ -447,6 +502,7 @@ def clamp(self, min=None, max=None):  # noqa: A002
         return _clamp_tensors(self, min, max)
     min, max = (b.item() if isinstance(b, Tensor) else b for b in (min, max))
     dtype = _dtypes.result_type(self, *(b for b in (min, max) if b is not None))
+    min, max = (b if b is None else _checked_scalar(b, dtype) for b in (min, max))
     if dtype is not self._dtype:  # an integer tensor clamped to float bounds
         return clamp(to(self, dtype), min, max)
     data, xp = self._data, self._xp
@@ -867,6 +923,35 @@ def cuda(self, device=None, non_blocking=False):
     return to(self, "cuda" if device is None else device)
 
 
+def _floor_op(ufunc, reflected=False):
+    """`//` and `%` (PyTorch's floor_divide and remainder: Python's rounding and signs).
+    An integer division by zero raises PyTorch's text; float ones give inf or nan. Their
+    gradients (NotImplemented, RemainderBackward0) are not part of minigrad: a float operand
+    that requires grad is refused rather than answered without a graph."""
+
+    def op(self, other):
+        p = _prepare(self, other)
+        if p is NotImplemented:
+            return p
+        dtype, device, a, b = p
+        if reflected:
+            a, b = b, a
+        if not dtype.is_floating_point:
+            if self._xp.any(self._xp.asarray(b) == 0):
+                raise RuntimeError(msg.INT_DIVISION_BY_ZERO)
+        elif _needs_grad(self, other):
+            raise NotImplementedError(msg.FLOOR_OPS_NO_GRAD)
+        return Tensor._make(_arr(ufunc(a, b), dtype), device, dtype)
+
+    return op
+
+
+floor_divide = _floor_op(np.floor_divide)
+remainder = _floor_op(np.remainder)
+rfloordiv = _floor_op(np.floor_divide, reflected=True)
+rremainder = _floor_op(np.remainder, reflected=True)
+
+
 def cpu(self):
     return to(self, "cpu")
 
@@ -894,14 +979,13 @@ def _view(self, data, node_cls, view_fn, *node_args, flags=None):
     parent_fn = self._view_fn
     out._view_fn = view_fn if parent_fn is None else (lambda a: view_fn(parent_fn(a)))
     out._view_version = self._version_counter.value
-    out._view_flags = flags
-    if self.requires_grad:
-        if grad_mode._enabled:
-            if node_cls is not None:
-                out._grad_fn = node_cls((self._edge(),), *node_args)
-        else:
-            out._requires_grad = True
-            out._view_flags = "no_grad"
+    # PyTorch's creation meta: made under no_grad, or one of several outputs; a view of such
+    # a view keeps its base view's mark unless it gets one of its own.
+    if not grad_mode._enabled:
+        flags = "no_grad"
+    out._view_flags = flags if flags is not None else self._view_flags
+    if node_cls is not None and grad_mode._enabled and self.requires_grad:
+        out._grad_fn = node_cls((self._edge(),), *node_args)
     return out
 
 
@@ -1268,13 +1352,14 @@ def getitem(self, index):
 def setitem(self, index, value):
     if not isinstance(value, (Tensor, *_SCALARS)):
         raise TypeError(msg.cant_assign(value, self.type()))
+    if value.__class__ is builtins.int and not -(1 << 63) <= value < (1 << 63):
+        raise ValueError(msg.OVERFLOW_LONG_LONG)  # read as a C long long first
+    value = _checked_scalar(value, self._dtype, half=False)
     parts, _, is_tuple = _normalize_index(index)
     _check_index(parts, self._data.shape, is_tuple)
     if _is_basic(parts):
         index = parts + (Ellipsis,) if Ellipsis not in parts else parts
-        with grad_mode.no_grad():
-            region = getitem(self, index)  # a view of self (its history is not needed)
-        region._view_flags = None
+        region = getitem(self, index)  # a view of self, refused as PyTorch refuses it
         if isinstance(value, Tensor):
             value = _fit_value(value, region._data.shape)
         copy_(region, value)
@@ -1314,17 +1399,15 @@ def _index_put(self, index, value):
 
 
 def _check_inplace(self):
-    """PyTorch's refusals of in-place writes into tensors autograd must keep intact."""
+    """PyTorch's refusals of in-place writes into tensors autograd must keep intact (its
+    check_inplace, run when the write is recorded: grad mode on and some input requires grad)."""
     base = self._base
     if base is not None:
-        flags = self._view_flags
-        if flags == "no_grad" and base.requires_grad:
-            raise RuntimeError(msg.NO_GRAD_VIEW_INPLACE)
-        if flags and flags.startswith("multi:") and base.requires_grad:
-            raise RuntimeError(msg.multi_output_view_inplace(flags[len("multi:") :]))
-        if base._grad_fn is None and base._requires_grad and base._base is None:
+        if self._view_flags is not None:
+            raise RuntimeError(self._view_rebase_message(indirect=False))
+        if self.requires_grad and base.grad_fn is None:
             raise RuntimeError(msg.VIEW_OF_LEAF_INPLACE)
-    elif self._grad_fn is None and self._requires_grad:
+    if self.requires_grad and self.grad_fn is None:
         raise RuntimeError(msg.LEAF_INPLACE)
 
 
@@ -1340,7 +1423,7 @@ def _inplace(self, op, others=(), overlap_ok=False):
     tracked = grad_mode._enabled and (
         self.requires_grad or builtins.any(o is not None and o.requires_grad for o in others)
     )
-    if grad_mode._enabled and self.requires_grad:
+    if tracked:
         _check_inplace(self)
     if not overlap_ok:  # after autograd's refusals, as in PyTorch
         _refuse_overlap(self)
@@ -1485,6 +1568,8 @@ def zero_(self):
 
 def fill_(self, value):
     value_t = _tensor_or_none(value)
+    if value_t is None:
+        value = _checked_scalar(value, self._dtype)
 
     def op(old):
         if value_t is None:
@@ -1663,6 +1748,7 @@ def where(condition, input, other):  # noqa: A002
     if not isinstance(ref, Tensor):
         ref = condition
     dtype = _dtypes.result_type(*(x for x in (input, other)))
+    input, other = (_checked_scalar(x, dtype, half=False) for x in (input, other))
     a = _as_operand(input, dtype, ref._device)
     b = _as_operand(other, dtype, ref._device)
     cond = condition._data

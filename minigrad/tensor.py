@@ -10,6 +10,8 @@ Autograd state, as in PyTorch:
 Operations live in ops.py and are attached to the class at the bottom of that module.
 """
 
+import re
+
 import numpy as np
 
 from . import _dtypes, _format
@@ -119,28 +121,43 @@ class Tensor:
 
     def _regenerate_view_history(self):
         """After an in-place write anywhere in the base, a view's history is rebuilt on top
-        of the base's new history (PyTorch names the node AsStridedBackward0)."""
+        of the base's new history (PyTorch names the node AsStridedBackward0). A view PyTorch
+        won't write through (made under no_grad, or one of several outputs) refuses instead,
+        as PyTorch's grad_fn does, once its base requires grad."""
         from .functions import AsStridedBackward0
 
         base = self._base
-        self._view_version = self._version_counter.value
-        if self._view_flags == "no_grad" or not base.requires_grad:
+        if self._grad_fn is None and not base.requires_grad:
             return
+        if self._view_flags is not None:
+            raise RuntimeError(self._view_rebase_message(indirect=True))
+        self._view_version = self._version_counter.value
         self._grad_fn = AsStridedBackward0(
             (base._edge(),), base._data.shape, base._data.dtype, self._view_fn
         )
         self._output_nr = 0
         self._requires_grad = False
 
+    def _view_rebase_message(self, indirect):
+        """PyTorch's text for writing (or having written) into a view it won't write through."""
+        fn = self._grad_fn  # the view's own node as recorded, not a rebuilt one
+        name = None if fn is None else re.sub(r"Backward\d*$", "", type(fn).__name__)
+        return msg.view_rebase(self._view_flags, name, self._output_nr, indirect)
+
     @property
     def requires_grad(self):
-        return self._requires_grad or self.grad_fn is not None
+        # As PyTorch's: a view also requires grad when its base does (even one made before
+        # base.requires_grad_()); read without rebuilding the view's history.
+        if self._requires_grad or self._grad_fn is not None:
+            return True
+        base = self._base
+        return base is not None and base.requires_grad
 
     @requires_grad.setter
     def requires_grad(self, flag):
         if not isinstance(flag, bool):  # PyTorch takes no truthy stand-ins (1, "yes", None)
             raise RuntimeError(msg.REQUIRES_GRAD_NOT_BOOL)
-        if self.grad_fn is not None:
+        if self._grad_fn is not None:  # as recorded: PyTorch rebuilds no view history here
             raise RuntimeError(
                 msg.REQUIRES_GRAD_NONLEAF_SHORT if flag else msg.REQUIRES_GRAD_NONLEAF_LONG
             )
@@ -150,7 +167,7 @@ class Tensor:
 
     def requires_grad_(self, *args, **kwargs):
         requires_grad = _bool_argument(args, kwargs)
-        if self.grad_fn is not None:
+        if self._grad_fn is not None:
             if not requires_grad:
                 raise RuntimeError(msg.REQUIRES_GRAD_NONLEAF_LONG)
             return self
@@ -356,14 +373,18 @@ class Tensor:
 
     # -- Python protocol ---------------------------------------------------------------
     def __repr__(self, *, tensor_contents=None):
-        fn = self.grad_fn
+        try:
+            fn = self.grad_fn
+            fn_name = type(fn).__name__ if fn is not None else None
+        except RuntimeError:  # a view whose history cannot be rebuilt: PyTorch shows this
+            fn_name = "Invalid"
         host = self._data if isinstance(self._data, np.ndarray) else self._data.get()
         return _format.format_tensor(
             host,
             dtype_name=self._dtype.name,
             device=str(self._device),
             requires_grad=self.requires_grad,
-            grad_fn_name=type(fn).__name__ if fn is not None else None,
+            grad_fn_name=fn_name,
         )
 
     __str__ = __repr__

@@ -558,6 +558,44 @@ def python_ints_not_wrapped(m):
     _sub(m, "ops")._int_scalar = lambda v, dtype: v
 
 
+def views_ignore_base_requires_grad(m):
+    """A view made before base.requires_grad_() keeps requires_grad=False, so in-place ops on
+    it are recorded instead of refused."""
+    Tensor = m.Tensor
+    Tensor.requires_grad = property(
+        lambda t: t._requires_grad or t.grad_fn is not None, Tensor.requires_grad.fset
+    )
+
+
+def no_grad_views_rebuilt(m):
+    """A view made under no_grad and then written in place gets a rebuilt history (or none)
+    instead of refusing to be used in autograd."""
+    Tensor = m.Tensor
+
+    def make(original):
+        def regenerate(self):
+            if self._view_flags is not None:
+                self._view_version = self._version_counter.value
+                return
+            return original(self)
+
+        return regenerate
+
+    _wrap(Tensor, "_regenerate_view_history", make)
+
+
+def scalar_arguments_unchecked(m):
+    """fill_, clamp, full, pow, alpha, where and __setitem__ take a Python number their dtype
+    cannot hold and leave it to NumPy (its OverflowError, or a silently wrapped value)."""
+    _sub(m, "ops")._checked_scalar = lambda v, dtype, half=True: v
+
+
+def remainder_like_c(m):
+    """% keeps the dividend's sign (C's fmod) instead of the divisor's, as PyTorch does."""
+    ops = _sub(m, "ops")
+    m.Tensor.__mod__ = ops.quiet_operator(ops._floor_op(np.fmod))
+
+
 BUGS = {
     "grad_into_nonleaves": ("L3", grad_into_nonleaves),
     "grads_overwritten": ("L8", grads_overwritten),
@@ -600,6 +638,10 @@ BUGS = {
     "retain_grad_stays_on_old_node": ("L4", retain_grad_stays_on_old_node),
     "grad_mode_decorator_only_at_creation": ("L9", grad_mode_decorator_only_at_creation),
     "python_ints_not_wrapped": ("N2", python_ints_not_wrapped),
+    "views_ignore_base_requires_grad": ("I3", views_ignore_base_requires_grad),
+    "no_grad_views_rebuilt": ("I4", no_grad_views_rebuilt),
+    "scalar_arguments_unchecked": ("N2", scalar_arguments_unchecked),
+    "remainder_like_c": ("N1", remainder_like_c),
 }
 
 

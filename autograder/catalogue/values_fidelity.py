@@ -418,3 +418,230 @@ def python_ints_outside_the_dtype_range(T, record, rng):
         record.call(f"{dname} + 2**64", lambda a=a: a + 2**64 + int(rng.integers(0, 5)))
     x = T.tensor(floats(rng, (n,), -2, 2), device=dev)
     record.call("float32 + 2**63 (read as uint64)", lambda: x + 2**63)
+
+
+# -- views made before base.requires_grad_() (I3) ----------------------------------------------
+
+
+@scenario(
+    id="values.view_made_before_requires_grad",
+    rules=["I3", "L5"],
+    topic="values",
+    lecture=f"{INPLACE}#in-place-on-a-leaf",
+)
+def view_made_before_requires_grad(T, record, rng):
+    # A view requires grad when its base does, whenever it was made; it stays a leaf without
+    # an accumulator of its own, and an in-place op on it is refused as on any view of a leaf.
+    dev = record.device
+    n = int(rng.integers(3, 6))
+    base = T.tensor(floats(rng, (n,), -2, 2), device=dev)
+    k = int(rng.integers(1, n))
+    v = base[:k]
+    w = base.view(1, n)
+    vv = v[: max(k - 1, 1)]
+    base.requires_grad_()
+    record.tensor("v = base[:k] made before requires_grad_()", v)
+    record.tensor("a view of v", vv)
+    s = scalar(rng)
+    record.call("v * s", lambda: v * s)
+    record.call("v.mul_(s)", lambda: v.mul_(s))
+    record.call("w.add_(s) (base.view)", lambda: w.add_(s))
+    record.call("vv.add_(s) (a view of a view)", lambda: vv.add_(s))
+    record.call("v[0] = s", lambda: v.__setitem__(0, s))
+    record.call("v.requires_grad = False", lambda: setattr(v, "requires_grad", False))
+    record.tensor("v after requires_grad = False", v)
+    record.call("(v * s).sum().backward()", lambda: (v * s).sum().backward())
+    record.grad("base.grad: the view has no path to it", base)
+    record.call("v.retain_grad()", lambda: v.retain_grad())
+    with T.no_grad():
+        record.call("v.mul_(s) under no_grad", lambda: v.mul_(s))
+    record.tensor("v after the untracked write", v)
+    record.tensor("base after the untracked write", base)
+
+    # a view that asked for grad itself, of a base that does not
+    other = T.tensor(floats(rng, (n,), -2, 2), device=dev)
+    u = other[1:]
+    record.call("u.requires_grad_()", lambda: u.requires_grad_())
+    record.tensor("other", other)
+    record.call("u.add_(s)", lambda: u.add_(s))
+    record.call("u[:1].add_(s)", lambda: u[:1].add_(s))
+    # a plain view written with a tensor that requires grad
+    plain = T.tensor(floats(rng, (n,), -2, 2), device=dev)
+    g = T.tensor(floats(rng, (n - 1,), -2, 2), requires_grad=True, device=dev)
+    p = plain[1:]
+    record.call("plain[1:].add_(g)", lambda: p.add_(g))
+    record.tensor("plain after", plain)
+
+
+# -- views made under no_grad, then written (I3, I4) --------------------------------------------
+
+
+@scenario(
+    id="values.no_grad_view_written_in_place",
+    rules=["I3", "I4"],
+    topic="values",
+    lecture=f"{INPLACE}#in-place-on-a-leaf",
+)
+def no_grad_view_written_in_place(T, record, rng):
+    # A view made under no_grad is marked: written in place with grad mode on it is refused;
+    # written under no_grad (itself, its base or another view) it can no longer be used in
+    # autograd, and its repr shows grad_fn=<Invalid>. Multi-output views are marked likewise.
+    dev = record.device
+    n = int(rng.integers(3, 6))
+    s = scalar(rng)
+    x = T.tensor(floats(rng, (n,), -2, 2), requires_grad=True, device=dev)
+    cases = [("of a leaf", lambda: x), ("of a non-leaf", lambda: x * s)]
+    for name, make in cases:
+        y = make()
+        with T.no_grad():
+            v = y[1:]
+        record.tensor(f"{name}: the no_grad view", v)
+        record.call(f"{name}: v * s", lambda v=v: v * s)
+        record.call(f"{name}: v.add_(s)", lambda v=v: v.add_(s))
+        record.call(f"{name}: v[0] = s", lambda v=v: v.__setitem__(0, s))
+        vv = v[:1]
+        record.tensor(f"{name}: a view of it made with grad", vv)
+        record.call(f"{name}: vv.add_(s)", lambda vv=vv: vv.add_(s))
+        with T.no_grad():
+            v.mul_(s)
+        record.tensor(f"{name}: v after a no_grad write", v)
+        record.value(f"{name}: v.requires_grad", v.requires_grad)
+        record.call(f"{name}: v.grad_fn", lambda v=v: v.grad_fn)
+        record.call(f"{name}: v.is_leaf", lambda v=v: v.is_leaf)
+        record.call(f"{name}: v * s after", lambda v=v: v * s)
+        record.call(f"{name}: v.sum().backward()", lambda v=v: v.sum().backward())
+        record.call(
+            f"{name}: v.requires_grad = False", lambda v=v: setattr(v, "requires_grad", False)
+        )
+    # the base written with grad on, or another view written under no_grad
+    y = x * s
+    with T.no_grad():
+        v = y[:2]
+    y.add_(s)
+    record.tensor("base written with grad mode on", v)
+    y = x * s
+    with T.no_grad():
+        v = y[:2]
+        y[1:].mul_(s)
+    record.tensor("another view written under no_grad", v)
+    # a view made with grad mode on is rebuilt instead
+    y = x * s
+    v = y[:2]
+    with T.no_grad():
+        y.add_(s)
+    record.tensor("a normal view after a no_grad write", v)
+    # marked although its base did not require grad yet
+    z = T.tensor(floats(rng, (n,), -2, 2), device=dev)
+    with T.no_grad():
+        zv = z[:1]
+        zv.add_(s)
+    record.tensor("no_grad view of a plain tensor", zv)
+    z.requires_grad_()
+    record.tensor("... after z.requires_grad_()", zv)
+    record.call("... zv * s", lambda: zv * s)
+    # written with a tensor that requires grad
+    q = T.tensor(floats(rng, (n,), -2, 2), device=dev)
+    g = T.tensor(floats(rng, (n - 1,), -2, 2), requires_grad=True, device=dev)
+    with T.no_grad():
+        qv = q[1:]
+    record.call("no_grad view of a plain tensor .add_(g)", lambda: qv.add_(g))
+    # outputs of unbind
+    y = x.view(1, n) * s
+    parts = y.unbind(0)
+    record.call("parts[0].add_(s)", lambda: parts[0].add_(s))
+    y.mul_(s)
+    record.tensor("parts[0] after its base was written", parts[0])
+    record.call("parts[0] * s", lambda: parts[0] * s)
+    plain_parts = T.tensor(floats(rng, (2, n), -2, 2), device=dev).unbind(0)
+    gn = T.tensor(floats(rng, (n,), -2, 2), requires_grad=True, device=dev)
+    record.call("plain unbind output .add_(g)", lambda: plain_parts[1].add_(gn))
+    record.call("plain unbind output .add_(s)", lambda: plain_parts[1].add_(s))
+
+
+# -- Python numbers an op converts to the tensor's dtype (N1, N2) ------------------------------
+
+
+@scenario(
+    id="values.scalar_arguments_checked_against_the_dtype",
+    rules=["N1", "N2"],
+    topic="values",
+    lecture="course/01_tensors_memory.ipynb#dtypes-and-promotion",
+)
+def scalar_arguments_checked_against_the_dtype(T, record, rng):
+    # fill_, clamp, __setitem__, full, pow, alpha and where convert a Python number to the
+    # dtype and refuse one it cannot hold (naming the C++ type); __setitem__ and tensor() read
+    # an int as a C long long first. Binary operators wrap instead (see the scenario above).
+    dev = record.device
+    n = int(rng.integers(2, 5))
+    for dname, dtype in (("int32", T.int32), ("int64", T.int64), ("float32", T.float32)):
+        a = T.tensor(ints(rng, (n,), 1, 9), dtype=dtype, device=dev)
+        for big in (2**31, 2**40, 2**63, 2**64):
+            v = big + int(rng.integers(0, 4))
+            name = f"{dname} with 2**{big.bit_length() - 1}+{v - big}"
+            record.call(f"{name}: fill_", lambda a=a, v=v: a.clone().fill_(v))
+            record.call(f"{name}: fill_(-v)", lambda a=a, v=v: a.clone().fill_(-v))
+            record.call(f"{name}: clamp(max=v)", lambda a=a, v=v: a.clamp(max=v))
+            record.call(f"{name}: clamp(min=-v)", lambda a=a, v=v: a.clamp(min=-v))
+            record.call(f"{name}: a[0] = v", lambda a=a, v=v: a.clone().__setitem__(0, v))
+            record.call(f"{name}: full", lambda dtype=dtype, v=v: T.full((n,), v, dtype=dtype))
+            record.call(f"{name}: a ** v", lambda a=a, v=v: a**v)
+            record.call(f"{name}: add(alpha=v)", lambda a=a, v=v: a.add(a, alpha=v))
+            record.call(f"{name}: sub_(alpha=v)", lambda a=a, v=v: a.clone().sub_(a, alpha=v))
+            record.call(f"{name}: where(c, a, v)", lambda a=a, v=v: T.where(a > 4, a, v))
+            record.call(f"{name}: a * v", lambda a=a, v=v: a * v)
+        f = float(rng.uniform(1e39, 1e40))
+        record.call(f"{dname}: fill_(1e39)", lambda a=a, f=f: a.clone().fill_(f))
+        record.call(f"{dname}: a[0] = 1e39", lambda a=a, f=f: a.clone().__setitem__(0, f))
+        record.call(f"{dname}: full 1e39", lambda dtype=dtype, f=f: T.full((n,), f, dtype=dtype))
+        record.call(f"{dname}: fill_(inf)", lambda a=a: a.clone().fill_(float("inf")))
+        record.call(f"{dname}: add(alpha=2.5)", lambda a=a: a.add(a, alpha=2.5))
+    record.call("full(2**63) infers int64", lambda: T.full((n,), 2**63))
+    record.call("tensor([2**63])", lambda: T.tensor([2**63 + int(rng.integers(0, 4))]))
+    record.call("tensor([-(2**63) - 1])", lambda: T.tensor([-(2**63) - 1]))
+    b = T.tensor([bool(i) for i in rng.integers(0, 2, size=n)], device=dev)
+    record.call("bool + 2**63", lambda: b + 2**63)
+    record.call("bool + 2**64", lambda: b + 2**64)
+    record.call("bool ** 2**63", lambda: b ** (2**63))
+    record.call("bool.fill_(2**63)", lambda: b.clone().fill_(2**63))
+    record.call("full(2**63, dtype=bool)", lambda: T.full((n,), 2**63, dtype=T.bool))
+    record.call("bool.add(alpha=2**63)", lambda: b.add(b, alpha=2**63))
+    x = T.tensor(floats(rng, (n,), -2, 2), device=dev)
+    record.call("float32 * 2**64", lambda: x * 2**64)
+    record.call("float32 - -(2**63) - 1", lambda: x - (-(2**63) - 1))
+
+
+# -- // and % on integer tensors (N1) ----------------------------------------------------------
+
+
+@scenario(
+    id="values.floor_divide_and_remainder",
+    rules=["N1", "N2"],
+    topic="values",
+    lecture="course/01_tensors_memory.ipynb#dtypes-and-promotion",
+)
+def floor_divide_and_remainder(T, record, rng):
+    # Python's rounding and signs (toward -inf, the divisor's sign); an integer division by
+    # zero raises, a float one gives inf or nan.
+    dev = record.device
+    n = int(rng.integers(3, 6))
+    a = T.tensor(ints(rng, (n,), -20, 21), device=dev)
+    b = T.tensor([v if v else 3 for v in ints(rng, (n,), -5, 6)], device=dev)
+    k = int(rng.choice([-3, -2, 2, 3, 7]))
+    record.call("a // k", lambda: a // k)
+    record.call("a % k", lambda: a % k)
+    record.call("a // b", lambda: a // b)
+    record.call("a % b", lambda: a % b)
+    record.call("int32 // k", lambda: a.to(T.int32) // k)
+    record.call("int32 % b", lambda: a.to(T.int32) % b)
+    record.call("k // b", lambda: k // b)
+    record.call("k % b", lambda: k % b)
+    record.call("a // 0", lambda: a // 0)
+    record.call("a % 0", lambda: a % 0)
+    record.call("k % a (a may hold 0)", lambda: k % T.cat([a, T.zeros(1, dtype=T.int64)]))
+    f = scalar(rng, 1.5, 3.0)
+    record.call("a // f", lambda: a // f)
+    record.call("a % f", lambda: a % f)
+    x = T.tensor(floats(rng, (n,), -5, 5), device=dev)
+    record.call("x // k", lambda: x // k)
+    record.call("x % k", lambda: x % k)
+    record.call("x // 0", lambda: x // 0)
