@@ -596,6 +596,29 @@ def remainder_like_c(m):
     m.Tensor.__mod__ = ops.quiet_operator(ops._floor_op(np.fmod))
 
 
+def detach_in_place_keeps_requires_grad(m):
+    """detach_() drops the grad_fn but leaves requires_grad on (the tensor still records)."""
+
+    def detach_(self):
+        self._grad_fn, self._requires_grad = None, True
+        return self
+
+    m.Tensor.detach_ = detach_
+
+
+def tensor_of_a_tensor_silent(m):
+    """tensor(t) of a tensor copies without PyTorch's copy-construct warning."""
+    messages = _sub(m, "_messages")
+    factories = _sub(m, "factories")
+    original = factories.warn
+
+    def warn(text, *args, **kwargs):
+        if text != messages.COPY_CONSTRUCT.format(f"{messages.LIB}.tensor"):
+            original(text, *args, **kwargs)
+
+    factories.warn = warn
+
+
 BUGS = {
     "grad_into_nonleaves": ("L3", grad_into_nonleaves),
     "grads_overwritten": ("L8", grads_overwritten),
@@ -629,6 +652,8 @@ BUGS = {
     "leaf_keeps_the_gradient_handed_to_it": ("L11", leaf_keeps_the_gradient_handed_to_it),
     "requires_grad_read_when_recorded": ("L12", requires_grad_read_when_recorded),
     "grad_setter_unchecked": ("L13", grad_setter_unchecked),
+    "detach_in_place_keeps_requires_grad": ("D2", detach_in_place_keeps_requires_grad),
+    "tensor_of_a_tensor_silent": ("D3", tensor_of_a_tensor_silent),
     "roots_walked_per_entry": ("L8", roots_walked_per_entry),
     "backward_inputs_ignored": ("L3", backward_inputs_ignored),
     "grad_runs_every_branch": ("L7", grad_runs_every_branch),

@@ -40,6 +40,9 @@ RELEASE = REPO / "exercises" / "leaf_nodes" / "leaf_nodes.ipynb"
 KEPT_TESTS = ("test_L1", "test_L3", "test_cuda_leaf_nodes")
 CPU_POINTS = {"test_L1": 3.0, "test_L3": 5.0}
 HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS", re.S)
+VISIBLE_CHECK = re.compile(
+    r"^from coursekit.exercises.grading import check_rule$|^check_rule\(.*$", re.M
+)
 LIMITS = sealed.Limits(wall_s=40, cell_s=3, scenario_s=3, memory_bytes=512 << 20, processes=16)
 SEED = 20240611
 SECRET = "SECRET-7f3a"  # planted in the instructor's files of the fake course
@@ -495,11 +498,13 @@ def deliver_grad(tensor, grad):
 
 def test_3_objects_whose_comparisons_always_succeed(contract, tmp_path, in_kernel):
     cheat = submission(before={SECOND: ALWAYS_EQUAL}, after={SECOND: WRONG_GRADS})
-    # plain nbgrader tests are asserts: the visible test of L3 is fooled by Yes()
+    # the hand-written asserts of L3's visible test are fooled by Yes(); its visible check
+    # (check_rule: the scenarios against PyTorch) is not
     release = json.loads(RELEASE.read_text())
+    asserts_only = _cut(release, lambda c: VISIBLE_CHECK.sub("", HIDDEN.sub("", _text(c))))
+    assert in_kernel(cheat, source=asserts_only)["points"]["test_L3"] == 5.0  # fooled
     visible = _cut(release, lambda c: HIDDEN.sub("", _text(c)))
-    plain = in_kernel(cheat, source=visible)
-    assert plain["points"]["test_L3"] == 5.0  # fooled
+    assert in_kernel(cheat, source=visible)["points"]["test_L3"] == 0.0
     result = grade(contract, write(cheat, tmp_path / "cheat"))
     assert_no_false_credit(result)
     assert "[leaf.grad_only_on_leaves_that_require_grad] failed" in result.cells["test_L3"].feedback

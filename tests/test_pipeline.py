@@ -9,6 +9,7 @@ Grades are read back with nbgrader's own Gradebook, not through the pipeline's c
 from __future__ import annotations
 
 import copy
+import csv
 import glob
 import hashlib
 import os
@@ -720,5 +721,13 @@ def test_whole_pipeline_on_postgresql(postgres_url, tmp_path):
         ("ben", "toy"): {"test_add": 2, "test_mul": 0},
     }
     assert len(runs(postgres_url)) == 2
-    assert "ben,Ben,Bitdiddle,ben@example.edu,2,3,2,2,0" in (course / "grades.csv").read_text()
+    with open(course / "grades.csv", newline="") as handle:
+        rows = {row["student_id"]: row for row in csv.DictReader(handle)}
+    ben = rows["ben"]
+    assert [ben[k] for k in ("total", "max_total", "toy", "toy/test_add", "toy/test_mul")] == [
+        "2", "3", "2", "2", "0"
+    ]  # fmt: skip
+    assert ben["toy/problems"].startswith("graded with problems: ")
+    assert "deleted cells 'test_add', 'sol-mul'" in ben["toy/problems"]
+    assert rows["ada"]["toy/problems"] == ""
     assert (course / "feedback" / "ben" / "toy" / "toy.html").is_file()

@@ -4,6 +4,7 @@ from autograder.catalogue import (  # noqa: F401
     basics,
     basics_shapes,
     devices,
+    graded_paths,
     inplace,
     leaf,
     numpy_interop,

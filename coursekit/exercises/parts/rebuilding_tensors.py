@@ -105,12 +105,24 @@ class StackBackward0(Node):
         ### END SOLUTION
 
 
+def wrap_dim(dim, rank):
+    """`dim` counted from the front (negative dims count from the back), or PyTorch's error."""
+    ### BEGIN SOLUTION
+    if not -rank <= dim < rank:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], "
+            f"but got {dim})"
+        )
+    return dim % rank
+    ### END SOLUTION
+
+
 def stack(tensors, dim=0):
     """One tensor with the inputs along a new dimension `dim`, keeping the graph."""
     ### BEGIN SOLUTION
     tensors = list(tensors)
     kind = result_dtype(*tensors)
-    dim = dim % (tensors[0].ndim + 1)
+    dim = wrap_dim(dim, tensors[0].ndim + 1)  # the result has one dimension more
     xp = array_module(tensors[0].device)
     out = xp.stack([t._data.astype(kind.numpy) for t in tensors], axis=dim)
     return make_result(out, tensors[0].device, tensors, lambda: StackBackward0(tensors, dim))
@@ -141,7 +153,7 @@ def cat(tensors, dim=0):
         if t.ndim == 0:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     kind = result_dtype(*tensors)
-    dim = dim % tensors[0].ndim
+    dim = wrap_dim(dim, tensors[0].ndim)
     xp = array_module(tensors[0].device)
     out = xp.concatenate([t._data.astype(kind.numpy) for t in tensors], axis=dim)
     return make_result(out, tensors[0].device, tensors, lambda: CatBackward0(tensors, dim))
