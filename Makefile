@@ -9,7 +9,7 @@ ROLE ?= student
 COURSE ?=
 NB ?=
 
-.PHONY: install test lint format bench lab html check exercises demo clean
+.PHONY: install test lint format bench mutation lab html check exercises demo clean
 
 install: $(STAMP)
 
@@ -34,6 +34,10 @@ test: lint
 
 bench: install
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/python -m bench
+
+# How many single-point mutants of the exercises' reference answers the hidden tests catch.
+mutation: install
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(BIN)/python -m bench.mutation
 
 # ROLE=student: the repository, opening course/00_start_here.ipynb, exercises in nbgrader's
 # Assignments panel. ROLE=instructor: COURSE (default: the demo class, built when missing)
