@@ -328,9 +328,34 @@ def test_a_failing_visible_check_names_the_rule_the_section_and_the_first_differ
     text = str(failed.value)
     assert text.startswith(f"NOT PASSED: rule {rule}\n{rule}: {statement(rule)}")
     assert 'Reread lecture 02_leaf_nodes, section "' in text
-    pytorch, engine = (line.split(":", 1)[1].strip() for line in text.splitlines()[-2:])
-    assert text.splitlines()[-2].startswith("  PyTorch:") and pytorch.startswith("tensor(")
-    assert engine.startswith("tensor(") and engine != pytorch
+    *_, first, pytorch, engine = text.splitlines()
+    assert first.startswith("First difference (leaf.")
+    assert pytorch.startswith("  PyTorch:") and engine.startswith("  your engine:")
+    assert pytorch.split(":", 1)[1].strip() != engine.split(":", 1)[1].strip()
+
+
+def test_a_values_difference_shows_tensors_as_pytorch_prints_them():
+    from autograder.compare import compare_observation
+
+    def grad(values, text):
+        snap = {"shape": [2], "dtype": "float32", "device": "cpu", "requires_grad": False,
+                "is_leaf": True, "grad_fn": None, "retains_grad": False, "values": values,
+                "repr": text}  # fmt: skip
+        return {"label": "a.grad", "kind": "grad", "value": {"tensor": snap}, "raised": None,
+                "warnings": []}  # fmt: skip
+
+    torch_says = grad([3.749939203, 2.240463018], "tensor([3.7499, 2.2405])")
+    (diff,) = compare_observation(
+        torch_says, grad([1.87496960, 1.12023150], "tensor([1.8750, 1.1202])")
+    )
+    assert (diff["field"], diff["reference"], diff["engine"]) == (
+        "values",
+        "tensor([3.7499, 2.2405])",
+        "tensor([1.8750, 1.1202])",
+    )
+    # printed alike (a difference below print precision): the numbers in full
+    (diff,) = compare_observation(torch_says, grad([3.7499, 2.2405], "tensor([3.7499, 2.2405])"))
+    assert diff["reference"] == "[3.749939203, 2.240463018]"
 
 
 def test_grading_uses_the_pipelines_seed(monkeypatch):

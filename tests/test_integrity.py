@@ -88,6 +88,12 @@ def _text(cell) -> str:
 
 
 SOURCE_NB = _cut(json.loads(SOURCE.read_text()), lambda c: HIDDEN.search(_text(c)).group(0))
+# what the CUDA cell is worth: the weights of its scenarios, as the exercise kit wrote them
+(CUDA_POINTS,) = [
+    _meta(c)["points"]
+    for c in SOURCE_NB["cells"]
+    if _meta(c).get("grade_id") == "test_cuda_leaf_nodes"
+]
 RELEASE_NB = _cut(json.loads(RELEASE.read_text()), _text)
 SOLUTIONS = {
     _meta(c)["grade_id"]: without_markers(_text(c))
@@ -474,7 +480,7 @@ def test_2_ipython_input_transformers_and_error_display_hooks(contract, tmp_path
     plain = in_kernel(cheat)
     assert plain["points"]["test_L1"] == 3.0 and plain["points"]["test_L3"] == 5.0  # fooled
     if hook is BLANK_LATER_CELLS:  # even the CUDA cell passes: it never ran
-        assert plain["points"]["test_cuda_leaf_nodes"] == 25.0
+        assert plain["points"]["test_cuda_leaf_nodes"] == CUDA_POINTS
     result = grade(contract, write(cheat, tmp_path / "cheat"))
     assert_no_false_credit(result)
     assert_next_student_graded(contract, tmp_path)
@@ -827,7 +833,7 @@ cuda_is_available = _FakeCuda.is_available
 def test_11_a_cuda_check_without_a_gpu_is_never_a_pass(contract, tmp_path, in_kernel):
     cheat = submission(before={FIRST: PASS_WHAT_DID_NOT_RUN})
     plain = in_kernel(cheat)
-    assert plain["points"]["test_cuda_leaf_nodes"] == 25.0  # fooled
+    assert plain["points"]["test_cuda_leaf_nodes"] == CUDA_POINTS  # fooled
     result = grade(contract, write(cheat, tmp_path / "cheat"))
     assert points(result) == FULL_CPU
     assert result.cells["test_cuda_leaf_nodes"].status == "not run"

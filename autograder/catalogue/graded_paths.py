@@ -133,3 +133,4 @@ def grad_version_counts_accumulation(T, record, rng):
     for step in ("first", "second", "third"):
         record.call(f"{step} backward", lambda: (a * w).sum().backward())
         record.value(f"a.grad._version after the {step}", a.grad._version)
+        record.grad(f"a.grad after the {step}", a)
