@@ -13,7 +13,7 @@ from . import _messages as msg
 from ._device import CPU, canonical, to_device_array
 from ._size import normalize_size
 from ._warnings import warn
-from .random import generator
+from .random import sample
 from .tensor import Tensor
 
 
@@ -278,14 +278,14 @@ def linspace(start, end, steps=None, *, dtype=None, device=None, requires_grad=F
 def rand(*size, dtype=None, device=None, requires_grad=False):
     dtype = dtype or _dtypes.float32
     ops.check_uniform(dtype, canonical(device))
-    data = generator().random(factory_size("rand", size)).astype(dtype.np)
+    data = sample("uniform", factory_size("rand", size), dtype.np, canonical(device), 0.0, 1.0)
     return _finish(data, device, dtype, requires_grad)
 
 
 def randn(*size, dtype=None, device=None, requires_grad=False):
     dtype = dtype or _dtypes.float32
     ops.check_normal(dtype, canonical(device))
-    data = generator().standard_normal(factory_size("randn", size)).astype(dtype.np)
+    data = sample("normal", factory_size("randn", size), dtype.np, canonical(device), 0.0, 1.0)
     return _finish(data, device, dtype, requires_grad)
 
 
