@@ -45,7 +45,11 @@ from .factories import (
     ones,
     ones_like,
     rand,
+    rand_like,
+    randint,
     randn,
+    randn_like,
+    randperm,
     tensor,
     zeros,
     zeros_like,
@@ -73,7 +77,7 @@ from .ops import (
     tanh,
     where,
 )
-from .random import manual_seed
+from .random import initial_seed, manual_seed
 from .tensor import Tensor
 
 __version__ = "0.1.0"

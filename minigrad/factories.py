@@ -10,10 +10,11 @@ import numpy as np
 
 from . import _dtypes, _ranges, ops
 from . import _messages as msg
+from . import random as random_values
 from ._device import CPU, canonical, to_device_array
 from ._size import normalize_size
 from ._warnings import warn
-from .random import generator
+from .random import sample
 from .tensor import Tensor
 
 
@@ -278,15 +279,71 @@ def linspace(start, end, steps=None, *, dtype=None, device=None, requires_grad=F
 def rand(*size, dtype=None, device=None, requires_grad=False):
     dtype = dtype or _dtypes.float32
     ops.check_uniform(dtype, canonical(device))
-    data = generator().random(factory_size("rand", size)).astype(dtype.np)
+    data = sample("uniform", factory_size("rand", size), dtype.np, canonical(device), 0.0, 1.0)
     return _finish(data, device, dtype, requires_grad)
 
 
 def randn(*size, dtype=None, device=None, requires_grad=False):
     dtype = dtype or _dtypes.float32
     ops.check_normal(dtype, canonical(device))
-    data = generator().standard_normal(factory_size("randn", size)).astype(dtype.np)
+    data = sample("normal", factory_size("randn", size), dtype.np, canonical(device), 0.0, 1.0)
     return _finish(data, device, dtype, requires_grad)
+
+
+def _random_like(name, factory):
+    def like(input, *, dtype=None, device=None, requires_grad=False):  # noqa: A002
+        if not isinstance(input, Tensor):
+            raise TypeError(msg.LIKE_NOT_TENSOR.format(name, msg.type_name(input)))
+        _bool_flag(name, requires_grad)
+        return factory(
+            input.shape,
+            dtype=dtype or input.dtype,
+            device=device or input.device,
+            requires_grad=requires_grad,
+        )
+
+    like.__name__ = name
+    return like
+
+
+rand_like = _random_like("rand_like", rand)
+randn_like = _random_like("randn_like", randn)
+
+
+def randint(low, high=None, size=None, *, dtype=None, device=None, requires_grad=False):
+    """randint(high, size) or randint(low, high, size): PyTorch's `draw % range + low`."""
+    if size is None:  # randint(high, size)
+        low, high, size = 0, low, high
+    if size is None:
+        raise TypeError('randint() missing 1 required positional arguments: "size"')
+    low, high = builtins.int(low), builtins.int(high)
+    if low >= high:
+        raise RuntimeError(
+            f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+        )
+    dtype = dtype or _dtypes.int64
+    shape = factory_size("randint", (size,) if not isinstance(size, (tuple, list)) else size)
+    dev = canonical(device)
+    n = builtins.int(np.prod(shape, dtype=np.int64))
+    if dev.type == "cpu":
+        data = random_values.randint(n, low, high).reshape(shape)
+    else:
+        data = random_values.generator().integers(low, high, size=shape)
+    return _finish(data.astype(dtype.np), device, dtype, requires_grad)
+
+
+def randperm(n, *, dtype=None, device=None, requires_grad=False):
+    """PyTorch's Fisher-Yates on the CPU stream: swap i with i + draw % (n - i)."""
+    n = builtins.int(n)
+    if n < 0:
+        raise RuntimeError(f"n must be non-negative, got{n}")
+    dtype = dtype or _dtypes.int64
+    dev = canonical(device)
+    if dev.type == "cpu":
+        data = random_values.randperm(n)
+    else:
+        data = random_values.generator().permutation(n)
+    return _finish(data.astype(dtype.np), device, dtype, requires_grad)
 
 
 def legacy_construct(cls, dtype, args, kwargs, typed=False):

@@ -1623,13 +1623,32 @@ def copy_(self, src, non_blocking=False):
     return _inplace(self, op, others=(tracked_src,))
 
 
-def _random_fill(node_cls, sample, check):
-    def method(self, *args, **kwargs):
-        def op(old):
-            from .random import generator
+_RANDOM_PARAMS = {"uniform": (("from", "a"), ("to", "b")), "normal": (("mean",), ("std",))}
 
-            check(old._dtype, old._device, *args, **kwargs)  # after autograd's refusals
-            values = sample(generator(), old._data.shape, *args, **kwargs)
+
+def _random_params(kind, args, kwargs):
+    """uniform_(from=0, to=1) / normal_(mean=0, std=1), positional or by keyword."""
+    names = _RANDOM_PARAMS[kind]
+    values = list(args) + [None] * (len(names) - len(args))
+    for i, aliases in enumerate(names):
+        for name in aliases:
+            if name in kwargs:
+                values[i] = kwargs[name]
+    defaults = (0.0, 1.0)
+    return tuple(defaults[i] if v is None else v for i, v in enumerate(values[: len(names)]))
+
+
+def _random_fill(node_cls, kind, check):
+    def method(self, *args, **kwargs):
+        strides = self._data.strides if self._device.type == "cpu" else None
+
+        def op(old):
+            from .random import sample
+
+            params = _random_params(kind, args, kwargs)
+            check(old._dtype, old._device, *params)  # after autograd's refusals
+            shape, dtype = old._data.shape, old._data.dtype
+            values = sample(kind, shape, dtype, old._device, *params, strides=strides)
             data = old._xp.asarray(values, dtype=old._data.dtype)
             out = Tensor._make(data, old._device, old._dtype)
             if _needs_grad(old):
@@ -1657,14 +1676,8 @@ def check_normal(dtype, device, mean=0.0, std=1.0):
         raise RuntimeError(msg.NORMAL_STD.format(msg.cpp_number(std)))
 
 
-uniform_ = _random_fill(
-    F.UniformBackward0, lambda g, shape, a=0.0, b=1.0: g.uniform(a, b, size=shape), check_uniform
-)
-normal_ = _random_fill(
-    F.NormalBackward0,
-    lambda g, shape, mean=0.0, std=1.0: g.normal(mean, std, size=shape),
-    check_normal,
-)
+uniform_ = _random_fill(F.UniformBackward0, "uniform", check_uniform)
+normal_ = _random_fill(F.NormalBackward0, "normal", check_normal)
 
 
 # -- joining and selecting -----------------------------------------------------------------

@@ -175,13 +175,18 @@ class Linear(Module):
         self.in_features, self.out_features = in_features, out_features
         self.weight = Parameter(empty(out_features, in_features, device=device, dtype=dtype))
         self.bias = Parameter(empty(out_features, device=device, dtype=dtype)) if bias else None
-        # PyTorch's default: uniform(-1/sqrt(in), 1/sqrt(in)) for weight and bias.
-        bound = 1 / math.sqrt(in_features) if in_features else 0
+        # PyTorch's reset_parameters: kaiming_uniform_(weight, a=sqrt(5)), then the bias
+        # uniform in +-1/sqrt(fan_in); the bounds computed as PyTorch computes them, so that
+        # the values are PyTorch's bit for bit.
         with grad_mode.no_grad():
             if 0 in self.weight.shape:  # PyTorch's init warns, and leaves the weight as it is
                 warnings.warn(msg.ZERO_ELEMENT_INIT, UserWarning, stacklevel=2)
-            self.weight.uniform_(-bound, bound)
+            else:
+                gain = math.sqrt(2.0 / (1 + math.sqrt(5) ** 2))
+                bound = math.sqrt(3.0) * (gain / math.sqrt(in_features))
+                self.weight.uniform_(-bound, bound)
             if self.bias is not None:
+                bound = 1 / math.sqrt(in_features) if in_features > 0 else 0
                 self.bias.uniform_(-bound, bound)
 
     def forward(self, x):
