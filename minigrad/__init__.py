@@ -6,6 +6,7 @@ NumPy holds cpu tensors, CuPy cuda ones; minigrad never imports torch.
 
 from . import (
     _methods,  # noqa: F401 - attaches the operations to Tensor
+    accelerator,
     autograd,
     cuda,
     nn,
@@ -57,26 +58,36 @@ from .factories import (
 from .ops import (
     abs,
     argmax,
+    argmin,
+    argsort,
     cat,
+    chunk,
     clamp,
     cos,
     dot,
     exp,
     log,
-    matmul,
     max,
+    maximum,
     mean,
     min,
+    minimum,
     mm,
+    narrow,
+    norm,
     relu,
     sigmoid,
     sin,
+    softmax,
     sqrt,
     stack,
     sum,
     tanh,
     where,
 )
+from .ops import add_out as add
+from .ops import matmul_out as matmul
+from .ops import mul_out as mul
 from .random import initial_seed, manual_seed
 from .tensor import Tensor
 
@@ -96,3 +107,17 @@ def pow(input, exponent):  # noqa: A001
     from .ops import rpow
 
     return _pow(input, exponent) if isinstance(input, Tensor) else rpow(exponent, input)
+
+
+def set_default_device(device):  # noqa: A002, F811
+    """Only the CPU (or None, PyTorch's reset) is supported as the default device."""
+    from ._device import canonical
+
+    if device is not None and canonical(device).type != "cpu":
+        raise NotImplementedError("set_default_device to a CUDA device is outside the subset")
+
+
+def get_default_device():
+    from ._device import CPU
+
+    return CPU

@@ -596,3 +596,54 @@ HOOK_NO_GRAD = "cannot register a hook on a tensor that doesn't require gradient
 HOOK_NOT_TENSOR = "expected Variable, but hook returned '{}'"
 HOOK_CHANGED_TYPE = "hook '{}' has changed the type of value (was {} got {})"
 HOOK_CHANGED_SIZE = "hook '{}' has changed the size of value"
+
+
+VECTOR_NORM_NOT_FLOAT = (
+    "linalg.vector_norm: Expected a floating point or complex tensor as input. Got {}"
+)
+VECTOR_NORM_INF_EMPTY = (
+    "linalg.vector_norm cannot compute the inf norm on an empty tensor because the operation "
+    "does not have an identity"
+)
+REPEAT_TOO_FEW_DIMS = (
+    "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor"
+)
+OUT_REQUIRES_GRAD = (
+    "{}(): functions with out=... arguments don't support automatic differentiation, but one "
+    "of the arguments requires grad."
+)
+OUT_CANNOT_CAST = "result type {} can't be cast to the desired output type {}"
+
+
+def out_resized(had, required):
+    return (
+        f"An output with one or more elements was resized since it had shape {list(had)}, which "
+        f"does not match the required output shape {list(required)}. This behavior is "
+        "deprecated, and in a future PyTorch release outputs will not be resized unless they "
+        "have zero elements. You can explicitly reuse an out tensor t by resizing it, inplace, "
+        "to zero elements with t.resize_(0)."
+    )
+
+
+SOFTMAX_IMPLICIT_DIM = (
+    "Implicit dimension choice for softmax has been deprecated. Change the call to include "
+    "dim=X as an argument."
+)
+NO_ACCELERATOR = "Cannot access accelerator device when none is available."
+DELETE_DATA = "Deleting tensor data is not allowed. Delete tensor instead!"
+NOT_A_MODULE = "{} is not a Module subclass"
+RANDINT_FROM_TO = "random_ expects 'from' to be less than 'to', but got from={} >= to={}"
+
+
+def batch2_size(batch, k, rows):
+    return (
+        f"Expected size for first two dimensions of batch2 tensor to be: [{batch}, {k}] but "
+        f"got: [{batch}, {rows}]."
+    )
+
+
+FACTORY_SIZE_TWICE = "{}() received an invalid combination of arguments: size given twice"
+RANDINT_SIGNATURE = (
+    "randint() received an invalid combination of arguments - expected (int high, tuple of "
+    "ints size) or (int low, int high, tuple of ints size)"
+)

@@ -115,6 +115,15 @@ _METHODS = {
     "expand_as": ops.expand_as,
     "unbind": ops.unbind,
     "__getitem__": ops.getitem,
+    "narrow": ops.narrow,
+    "chunk": ops.chunk,
+    "repeat": ops.repeat,
+    # the beginner tutorials'
+    "softmax": ops.softmax,
+    "norm": ops.norm,
+    "maximum": ops.maximum,
+    "minimum": ops.minimum,
+    "argsort": ops.argsort,
 }
 
 for _name, _fn in _METHODS.items():

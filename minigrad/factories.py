@@ -194,17 +194,31 @@ def _filled(fill, size, dtype, device, requires_grad, name=None):
     return _finish(np.full(shape, fill, dtype=dtype.np), device, dtype, requires_grad)
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False):
+def _size_keyword(name, size, kwargs):
+    """PyTorch's factories also take the shape as `size=`."""
+    if "size" in kwargs:
+        if size:
+            raise TypeError(msg.FACTORY_SIZE_TWICE.format(name))
+        size = (kwargs.pop("size"),)
+    for key in kwargs:
+        raise TypeError(f"{name}() got an unexpected keyword argument '{key}'")
+    return size
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False, **kwargs):
+    size = _size_keyword("zeros", size, kwargs)
     _bool_flag("zeros", requires_grad)
     return _filled(0, size, dtype, device, requires_grad, "zeros")
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False):
+def ones(*size, dtype=None, device=None, requires_grad=False, **kwargs):
+    size = _size_keyword("ones", size, kwargs)
     _bool_flag("ones", requires_grad)
     return _filled(1, size, dtype, device, requires_grad, "ones")
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False):
+def empty(*size, dtype=None, device=None, requires_grad=False, **kwargs):
+    size = _size_keyword("empty", size, kwargs)
     _bool_flag("empty", requires_grad)
     # Uninitialised in PyTorch; zeros here, so nothing depends on garbage.
     return _filled(0, size, dtype, device, requires_grad, "empty")
@@ -276,14 +290,16 @@ def linspace(start, end, steps=None, *, dtype=None, device=None, requires_grad=F
     return _finish(data, device, dtype, requires_grad)
 
 
-def rand(*size, dtype=None, device=None, requires_grad=False):
+def rand(*size, dtype=None, device=None, requires_grad=False, **kwargs):
+    size = _size_keyword("rand", size, kwargs)
     dtype = dtype or _dtypes.float32
     ops.check_uniform(dtype, canonical(device))
     data = sample("uniform", factory_size("rand", size), dtype.np, canonical(device), 0.0, 1.0)
     return _finish(data, device, dtype, requires_grad)
 
 
-def randn(*size, dtype=None, device=None, requires_grad=False):
+def randn(*size, dtype=None, device=None, requires_grad=False, **kwargs):
+    size = _size_keyword("randn", size, kwargs)
     dtype = dtype or _dtypes.float32
     ops.check_normal(dtype, canonical(device))
     data = sample("normal", factory_size("randn", size), dtype.np, canonical(device), 0.0, 1.0)
@@ -310,19 +326,20 @@ rand_like = _random_like("rand_like", rand)
 randn_like = _random_like("randn_like", randn)
 
 
-def randint(low, high=None, size=None, *, dtype=None, device=None, requires_grad=False):
-    """randint(high, size) or randint(low, high, size): PyTorch's `draw % range + low`."""
-    if size is None:  # randint(high, size)
-        low, high, size = 0, low, high
-    if size is None:
-        raise TypeError('randint() missing 1 required positional arguments: "size"')
+def randint(*args, size=None, generator=None, dtype=None, device=None, requires_grad=False):
+    """randint(high, size) or randint(low, high, size): int64 unless `dtype` says otherwise,
+    PyTorch's `draw % range + low` on the CPU stream."""
+    args = list(args)
+    if size is None and args and isinstance(args[-1], (tuple, list)):
+        size = args.pop()
+    if size is None or not 1 <= len(args) <= 2:
+        raise TypeError(msg.RANDINT_SIGNATURE)
+    low, high = (0, args[0]) if len(args) == 1 else args
     low, high = builtins.int(low), builtins.int(high)
     if low >= high:
-        raise RuntimeError(
-            f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
-        )
+        raise RuntimeError(msg.RANDINT_FROM_TO.format(low, high))
     dtype = dtype or _dtypes.int64
-    shape = factory_size("randint", (size,) if not isinstance(size, (tuple, list)) else size)
+    shape = factory_size("randint", (size,))
     dev = canonical(device)
     n = builtins.int(np.prod(shape, dtype=np.int64))
     if dev.type == "cpu":
@@ -344,6 +361,33 @@ def randperm(n, *, dtype=None, device=None, requires_grad=False):
     else:
         data = random_values.generator().permutation(n)
     return _finish(data.astype(dtype.np), device, dtype, requires_grad)
+
+
+def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+    if isinstance(data, Tensor):
+        warn(msg.COPY_CONSTRUCT.format("tensor.new_tensor"))
+        data = data.detach()._data
+    return tensor(
+        data,
+        dtype=dtype or self.dtype,
+        device=device or self.device,
+        requires_grad=requires_grad,
+    )
+
+
+def _new_filled(fill, name):
+    def new(self, *size, dtype=None, device=None, requires_grad=False, **kwargs):
+        size = _size_keyword(name, size, kwargs)
+        _bool_flag(name, requires_grad)
+        shape = factory_size(name, size)
+        return _filled(fill, (shape,), dtype or self.dtype, device or self.device, requires_grad)
+
+    return new
+
+
+Tensor.new_tensor = new_tensor
+Tensor.new_ones = _new_filled(1, "new_ones")
+Tensor.new_zeros = _new_filled(0, "new_zeros")
 
 
 def legacy_construct(cls, dtype, args, kwargs, typed=False):

@@ -873,3 +873,104 @@ class NllLossBackward0(Node):
             scale = g / xp.maximum(keep.sum(), 1)  # no kept target: nothing is written
         out[xp.arange(target.shape[0])[keep], target[keep]] = -scale
         return (out.reshape(self.shape),)
+
+
+# -- the beginner tutorials' operations ------------------------------------------------------
+
+
+class SoftmaxBackward0(Node):
+    def __init__(self, edges, dim):
+        super().__init__(edges)
+        self.dim = dim
+
+    def apply(self, g):
+        r = self.unpack()["result"]
+        gr = g * r
+        return (gr - r * gr.sum(axis=self.dim, keepdims=True),)
+
+
+class LinalgVectorNormBackward0(Node):
+    """vector_norm's gradient: x/|x| for p=2 (0 where the norm is 0), sign(x) for p=1, the
+    gradient split among the elements reaching the maximum for p=inf."""
+
+    def __init__(self, edges, ord, dims, keepdim):  # noqa: A002
+        super().__init__(edges)
+        self.ord, self.dims, self.keepdim = ord, dims, keepdim
+
+    def apply(self, g):
+        xp = array_module(g)
+        s = self.unpack()
+        x, norm = s["self"], s["result"]
+        if not self.keepdim:
+            g = xp.expand_dims(g, self.dims)
+            norm = xp.expand_dims(norm, self.dims)
+        if self.ord == 2:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out = xp.where(norm == 0, 0, x / norm) * g
+        elif self.ord == 1:
+            out = xp.sign(x) * g
+        else:
+            hit = (xp.abs(x) == norm).astype(x.dtype)
+            count = hit.sum(axis=self.dims, keepdims=True)
+            out = xp.sign(x) * hit / count * g
+        return (out.astype(x.dtype, copy=False),)
+
+
+class MaximumBackward0(_Binary):
+    """The gradient goes to the larger operand, half to each where they tie (as PyTorch)."""
+
+    declared_saved = ("self", "other")
+    _pick = staticmethod(operator.gt)
+
+    def apply(self, g):
+        xp = array_module(g)
+        s = self.unpack()
+        a, b = s["self"], s["other"]
+        win = self._pick(a, b)
+        tie = a == b
+        half = g / 2
+        zero = xp.zeros_like(g)
+        ga = xp.where(tie, half, xp.where(win, g, zero))
+        gb = xp.where(tie, half, xp.where(win, zero, g))
+        return self._out(ga, gb)
+
+
+class MinimumBackward0(MaximumBackward0):
+    _pick = staticmethod(operator.lt)
+
+
+class RepeatBackward0(Node):
+    def __init__(self, edges, in_shape, repeats):
+        super().__init__(edges)
+        self.in_shape, self.repeats = in_shape, repeats
+
+    def apply(self, g):
+        # the repeated shape split into (repeat, size) pairs, summed over the repeats
+        lead = len(self.repeats) - len(self.in_shape)
+        shape = (1,) * lead + tuple(self.in_shape)
+        split = []
+        for r, n in zip(self.repeats, shape):
+            split += [r, n]
+        g = g.reshape(split).sum(axis=tuple(range(0, len(split), 2)))
+        return (g.reshape(self.in_shape),)
+
+
+class SplitBackward0(Node):
+    """chunk/split: one output per piece along `dim`; missing gradients are zeros."""
+
+    def __init__(self, edges, in_shape, dim, sizes):
+        super().__init__(edges)
+        self.in_shape, self.dim, self.sizes = in_shape, dim, sizes
+        self.n_outputs = len(sizes)
+
+    def apply(self, *grads):
+        first = next(g for g in grads if g is not None)
+        xp = array_module(first)
+        parts = []
+        for g, n in zip(grads, self.sizes):
+            if g is None:
+                shape = list(self.in_shape)
+                shape[self.dim] = n
+                g = xp.zeros(shape, dtype=first.dtype)
+            parts.append(g)
+        return (xp.concatenate(parts, axis=self.dim),)

@@ -77,7 +77,10 @@ def _as_operand(x, dtype, device):
 
 def _check_broadcast(a, b):
     """PyTorch's error for shapes that do not broadcast (NumPy's text differs)."""
-    sa, sb = a._data.shape, b._data.shape
+    _check_shapes(a._data.shape, b._data.shape)
+
+
+def _check_shapes(sa, sb):
     n = builtins.max(len(sa), len(sb))
     for i in range(n - 1, -1, -1):
         da = sa[i - n + len(sa)] if i - n + len(sa) >= 0 else 1
@@ -582,7 +585,11 @@ def _reduction_args(name, dim, keepdim):
     return dim, keepdim
 
 
-def sum(self, dim=_ALL, keepdim=_ALL, *, dtype=None):  # noqa: A001
+def sum(self, dim=_ALL, keepdim=_ALL, *, dtype=None, axis=_ALL, keepdims=_ALL):  # noqa: A001
+    if axis is not _ALL:
+        dim = axis
+    if keepdims is not _ALL:
+        keepdim = keepdims
     dim, keepdim = _reduction_args("sum", dim, keepdim)
     data = self._data
     out_dtype = dtype or (self._dtype if self._dtype.is_floating_point else _dtypes.int64)
@@ -594,7 +601,11 @@ def sum(self, dim=_ALL, keepdim=_ALL, *, dtype=None):  # noqa: A001
     return _unary_shape(F.SumBackward1, self, result, shape=data.shape, dims=dims, keepdim=keepdim)
 
 
-def mean(self, dim=_ALL, keepdim=_ALL, *, dtype=None):
+def mean(self, dim=_ALL, keepdim=_ALL, *, dtype=None, axis=_ALL, keepdims=_ALL):
+    if axis is not _ALL:
+        dim = axis
+    if keepdims is not _ALL:
+        keepdim = keepdims
     dim, keepdim = _reduction_args("mean", dim, keepdim)
     out_dtype = dtype or self._dtype  # PyTorch averages in `dtype` when one is given
     if not out_dtype.is_floating_point:
@@ -625,7 +636,9 @@ def _unary_shape(node_cls, self, data, **kw):
 
 def _extreme(self, name, dim, keepdim, pick, arg, full_node, dim_node, result_type):
     if isinstance(dim, Tensor):  # torch.max(a, b): elementwise
-        raise NotImplementedError("elementwise max/min of two tensors is outside the subset")
+        if keepdim is not _ALL:
+            raise TypeError(msg.extreme_signature(name, "Tensor, keepdim=bool", "keepdim"))
+        return (maximum if name == "max" else minimum)(self, dim)
     data = self._data
     if dim is _ALL:
         if keepdim is not _ALL:
@@ -659,7 +672,11 @@ def _extreme(self, name, dim, keepdim, pick, arg, full_node, dim_node, result_ty
     return result_type(out, indices)
 
 
-def max(self, dim=_ALL, keepdim=_ALL):  # noqa: A001
+def max(self, dim=_ALL, keepdim=_ALL, *, axis=_ALL, keepdims=_ALL):  # noqa: A001
+    if axis is not _ALL:
+        dim = axis
+    if keepdims is not _ALL:
+        keepdim = keepdims
     return _extreme(
         self,
         "max",
@@ -673,7 +690,11 @@ def max(self, dim=_ALL, keepdim=_ALL):  # noqa: A001
     )
 
 
-def min(self, dim=_ALL, keepdim=_ALL):  # noqa: A001
+def min(self, dim=_ALL, keepdim=_ALL, *, axis=_ALL, keepdims=_ALL):  # noqa: A001
+    if axis is not _ALL:
+        dim = axis
+    if keepdims is not _ALL:
+        keepdim = keepdims
     return _extreme(
         self,
         "min",
@@ -728,11 +749,19 @@ def _refuse_empty_dim(name, data, d):
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
 
 
-def argmax(self, dim=None, keepdim=False):
+def argmax(self, dim=None, keepdim=False, *, axis=_ALL, keepdims=_ALL):
+    if axis is not _ALL:
+        dim = axis
+    if keepdims is not _ALL:
+        keepdim = keepdims
     return _arg_extreme(self, "argmax", dim, keepdim)
 
 
-def argmin(self, dim=None, keepdim=False):
+def argmin(self, dim=None, keepdim=False, *, axis=_ALL, keepdims=_ALL):
+    if axis is not _ALL:
+        dim = axis
+    if keepdims is not _ALL:
+        keepdim = keepdims
     return _arg_extreme(self, "argmin", dim, keepdim)
 
 
@@ -847,6 +876,13 @@ def matmul(self, other):
     if da >= 3 and db == 2:  # PyTorch folds the batch into one mm
         *batch, k = self._data.shape
         _check_mm(self, other, (math.prod(batch), k))
+    elif self._device == other._device:  # a batched product: PyTorch's bmm texts
+        sa = self._data.shape if da > 1 else (1,) + self._data.shape
+        sb = other._data.shape if db > 1 else other._data.shape + (1,)
+        _check_shapes(sa[:-2], sb[:-2])
+        if sa[-1] != sb[-2]:
+            batch = math.prod(np.broadcast_shapes(sa[:-2], sb[:-2]))
+            raise RuntimeError(msg.batch2_size(batch, sa[-1], sb[-2]))
     _matmul_prepare(self, other)
     out = Tensor._make(self._xp.matmul(self._data, other._data), self._device, self._dtype)
     if _needs_grad(self, other) and self._dtype.is_floating_point:
@@ -892,6 +928,12 @@ def _parse_to(args, kwargs):
             copy = copy or (d.type == "cpu" and d.index is not None)
         elif isinstance(a, Tensor):
             dev, dtype = a._device, a._dtype
+        elif isinstance(a, builtins.int) and not isinstance(a, builtins.bool):
+            from ._device import cuda_is_available
+
+            if not cuda_is_available():  # an index means the accelerator's device
+                raise RuntimeError(msg.NO_ACCELERATOR)
+            dev = canonical(device("cuda", a))
         else:
             raise TypeError(f"to() received an invalid combination of arguments: {a!r}")
     return dev, dtype, copy
@@ -1692,7 +1734,7 @@ def _join_prepare(tensors, what):
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             raise TypeError(
-                f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}"
+                f"expected Tensor as element {i} in argument 0, but got {msg.type_name(t)}"
             )
     if not tensors:
         if what == "cat":
@@ -1779,6 +1821,232 @@ def where(condition, input, other):  # noqa: A002
 
 
 # -- NumPy's floating-point warnings -------------------------------------------------------
+
+
+# -- the beginner tutorials' operations -------------------------------------------------
+
+
+def softmax(self, dim, dtype=None):
+    if dtype is not None:
+        self = to(self, dtype)  # noqa: PLW0642 - PyTorch casts first
+    nd = self._data.ndim
+    d = wrap_dim(dim, nd)
+    if not self._dtype.is_floating_point:
+        kernel = "softmax_lastdim_kernel_impl" if d == nd - 1 or nd == 0 else "softmax_kernel_impl"
+        name = _dtypes.SCALAR_TYPE_NAME[self._dtype]
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{name}'")
+    xp, x = self._xp, F.opmath(self._data)
+    axis = d if nd else None
+    if x.size == 0:
+        data = x.copy()
+    else:
+        e = xp.exp(x - x.max(axis=axis, keepdims=True))
+        data = e / e.sum(axis=axis, keepdims=True)
+    data = data.astype(self._data.dtype, copy=False)
+    return _unary(F.SoftmaxBackward0, self, data, result=True, dim=axis)
+
+
+_NORMS = {"fro": 2, 2: 2, 1: 1, math.inf: math.inf}  # 2.0 and 1.0 hash as 2 and 1
+
+
+def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+    """torch.norm of a vector norm (p = 'fro', 2, 1 or inf): linalg.vector_norm's node."""
+    if dtype is not None:
+        self = to(self, dtype)  # noqa: PLW0642
+    if not isinstance(p, (str, builtins.int, builtins.float)) or p not in _NORMS:
+        raise NotImplementedError(f"norm with p={p!r} is outside the course subset")
+    ord = _NORMS[p]  # noqa: A001
+    if not self._dtype.is_floating_point:
+        name = _dtypes.SCALAR_TYPE_NAME[self._dtype]
+        raise RuntimeError(msg.VECTOR_NORM_NOT_FLOAT.format(name))
+    nd = self._data.ndim
+    dims = tuple(range(nd)) if dim is None else _dims("norm", dim, nd)
+    x = self._data
+    with np.errstate(all="ignore"):
+        if ord == 2:
+            data = self._xp.sqrt((F.opmath(x) * F.opmath(x)).sum(axis=dims, keepdims=keepdim))
+        elif ord == 1:
+            data = self._xp.abs(F.opmath(x)).sum(axis=dims, keepdims=keepdim)
+        else:
+            if x.size == 0:
+                raise RuntimeError(msg.VECTOR_NORM_INF_EMPTY)
+            data = self._xp.abs(x).max(axis=dims, keepdims=keepdim)
+    out = Tensor._make(_arr(data, self._dtype), self._device, self._dtype)
+    if _needs_grad(self):
+        node = F.LinalgVectorNormBackward0((self._edge(),), ord, dims, keepdim)
+        node.save(self=self)
+        node.save_output("result", out)
+        out._grad_fn = node
+    return out
+
+
+def _elementwise_extreme(name, ufunc, node_cls):
+    def op(self, other):
+        if not isinstance(other, Tensor):
+            raise TypeError(msg.arg_type(name, "other", 2, "Tensor", other))
+        dtype, device, a, b = _prepare(self, other)
+        save = {"self": self, "other": other} if _needs_grad(self, other) else None
+        data = _arr(ufunc(a, b), dtype)
+        return _binary(node_cls, self, other, data, dtype, device, save=save)
+
+    op.__name__ = name
+    return op
+
+
+maximum = _elementwise_extreme("maximum", np.maximum, F.MaximumBackward0)
+minimum = _elementwise_extreme("minimum", np.minimum, F.MinimumBackward0)
+
+
+def repeat(self, *sizes):
+    from ._size import normalize_size
+
+    reps = normalize_size(sizes)
+    nd = self._data.ndim
+    if len(reps) < nd:
+        raise RuntimeError(msg.REPEAT_TOO_FEW_DIMS)
+    if builtins.any(r < 0 for r in reps):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {builtins.min(reps)}")
+    shape = (1,) * (len(reps) - nd) + self._data.shape
+    data = self._xp.tile(self._data.reshape(shape), reps)
+    out = Tensor._make(data, self._device, self._dtype)
+    if _needs_grad(self) and self._dtype.is_floating_point:
+        out._grad_fn = F.RepeatBackward0((self._edge(),), self._data.shape, reps)
+    return out
+
+
+def narrow(self, dim, start, length):
+    nd = self._data.ndim
+    if nd == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    d = wrap_dim(dim, nd)
+    size = self._data.shape[d]
+    if not -size <= start <= size:
+        raise IndexError(
+            f"start out of range (expected to be in range of [{-size}, {size}], but got {start})"
+        )
+    start = start + size if start < 0 else start
+    if start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    index = (slice(None),) * d + (slice(start, start + length), Ellipsis)
+    fn = _index_fn(index)
+    return _view(
+        self, self._data[index], F.SliceBackward0, fn, self._data.shape, self._data.dtype, fn
+    )
+
+
+def chunk(self, chunks, dim=0):
+    nd = self._data.ndim
+    if nd == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    d = wrap_dim(dim, nd)
+    size = self._data.shape[d]
+    step = -(-size // chunks)
+    sizes = [builtins.min(step, size - i) for i in range(0, size, step)] if step else [0]
+    node = None
+    if _needs_grad(self):
+        node = F.SplitBackward0((self._edge(),), self._data.shape, d, sizes)
+    outs, begin = [], 0
+    for i, n in enumerate(sizes):
+        index = (slice(None),) * d + (slice(begin, begin + n), Ellipsis)
+        begin += n
+        part = _view(self, self._data[index], None, _index_fn(index), flags="multi:Split")
+        if node is not None:
+            part._grad_fn = node
+            part._output_nr = i
+        outs.append(part)
+    return tuple(outs)
+
+
+def argsort(self, dim=-1, descending=False, stable=False):
+    nd = self._data.ndim
+    d = wrap_dim(dim, nd)
+    if nd == 0:
+        return Tensor._make(self._xp.zeros((), np.int64), self._device)
+    x = self._data
+    if x.dtype == np.bool_:
+        x = x.astype(np.int8)
+    if descending:  # stable among equal values, as PyTorch's
+        n = x.shape[d]
+        flipped = self._xp.flip(x, axis=d)
+        idx = self._xp.flip(self._xp.argsort(flipped, axis=d, kind="stable"), axis=d)
+        idx = n - 1 - idx
+    else:
+        idx = self._xp.argsort(x, axis=d, kind="stable")
+    return Tensor._make(idx.astype(np.int64), self._device)
+
+
+def _can_cast(src, dst):
+    """PyTorch's canCast for an out= tensor: no float into an integer, nothing into bool."""
+    if src.is_floating_point and not dst.is_floating_point:
+        return False
+    return not (dst is _dtypes.bool and src is not _dtypes.bool)
+
+
+def _into_out(name, result, out, inputs):
+    """Write an op's result into `out=` as PyTorch does (resizing it, with its warning)."""
+    if not isinstance(out, Tensor):
+        raise TypeError(msg.arg_type(name, "out", len(inputs) + 1, "Tensor", out))
+    if not _can_cast(result._dtype, out._dtype):
+        raise RuntimeError(
+            msg.OUT_CANNOT_CAST.format(
+                _dtypes.SCALAR_TYPE_NAME[result._dtype], _dtypes.SCALAR_TYPE_NAME[out._dtype]
+            )
+        )
+    data = result._data.astype(out._dtype.np, copy=False)
+    if out._data.shape != data.shape:
+        if out._data.size:
+            warn(msg.out_resized(out._data.shape, data.shape))
+        out._data = data.copy() if data is result._data else data
+    else:
+        out._data[...] = data
+    out._version_counter.value += 1
+    return out
+
+
+def _out_variant(name, compute, out, inputs):
+    if out is None:
+        return compute()
+    if grad_mode._enabled and (_requires(out) or builtins.any(_requires(t) for t in inputs)):
+        raise RuntimeError(msg.OUT_REQUIRES_GRAD.format(name))
+    with grad_mode.no_grad():
+        result = compute()
+    return _into_out(name, result, out, inputs)
+
+
+def add_out(input, other, *, alpha=1, out=None):  # noqa: A002
+    """torch.add(input, other, alpha=, out=); a number as `input` joins the tensor `other`."""
+    if isinstance(input, Tensor):
+        return _out_variant("add", lambda: add(input, other, alpha=alpha), out, (input, other))
+    if not isinstance(other, Tensor):
+        raise TypeError(msg.arg_type("add", "input", 1, "Tensor", input))
+
+    def compute():
+        return add(other, input) if alpha == 1 else add(mul(other, alpha), input)
+
+    return _out_variant("add", compute, out, (input, other))
+
+
+def mul_out(input, other, *, out=None):  # noqa: A002
+    if not isinstance(input, Tensor):
+        if not isinstance(other, Tensor):
+            raise TypeError(msg.arg_type("mul", "input", 1, "Tensor", input))
+        input, other = other, input  # noqa: A001
+    return _out_variant("mul", lambda: mul(input, other), out, (input, other))
+
+
+def matmul_out(input, other, *, out=None):  # noqa: A002
+    for i, (name, t) in enumerate((("input", input), ("other", other))):
+        if not isinstance(t, Tensor):
+            raise TypeError(msg.arg_type("matmul", name, i + 1, "Tensor", t))
+    return _out_variant("matmul", lambda: matmul(input, other), out, (input, other))
+
+
+def _requires(t):
+    return isinstance(t, Tensor) and t.requires_grad
 
 
 try:  # NumPy 2 keeps its floating-point error state in a context variable

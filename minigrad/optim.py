@@ -21,41 +21,11 @@ def _typename(obj):
     return name if module in ("", "builtins") else f"{module}.{name}"
 
 
-class SGD:
-    def __init__(
-        self,
-        params,
-        lr=1e-3,
-        momentum=0,
-        dampening=0,
-        weight_decay=0,
-        nesterov=False,
-        *,
-        maximize=False,
-        foreach=None,
-        differentiable=False,
-        fused=None,
-    ):
-        # PyTorch's checks, in its order
-        if lr < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if momentum < 0.0:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if weight_decay < 0.0:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        self.defaults = dict(
-            lr=lr,
-            momentum=momentum,
-            dampening=dampening,
-            weight_decay=weight_decay,
-            nesterov=nesterov,
-            maximize=maximize,
-            foreach=foreach,
-            differentiable=differentiable,
-            fused=fused,
-        )
-        if nesterov and (momentum <= 0 or dampening != 0):
-            raise ValueError(msg.SGD_NESTEROV)
+class Optimizer:
+    """What SGD, Adam and RMSprop share: param_groups, state, zero_grad, step, repr."""
+
+    def __init__(self, params, defaults):
+        self.defaults = defaults
         if isinstance(params, Tensor):
             raise TypeError(msg.OPTIMIZER_PARAMS_TENSOR + _typename(params))
         self.state = defaultdict(dict)
@@ -109,6 +79,53 @@ class SGD:
                         self._update(p, group)
         return loss
 
+    def __repr__(self):
+        text = type(self).__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            text += f"\nParameter Group {i}\n"
+            for key in sorted(group):
+                if key != "params":
+                    text += f"    {key}: {group[key]}\n"
+        return text + ")"
+
+
+class SGD(Optimizer):
+    def __init__(
+        self,
+        params,
+        lr=1e-3,
+        momentum=0,
+        dampening=0,
+        weight_decay=0,
+        nesterov=False,
+        *,
+        maximize=False,
+        foreach=None,
+        differentiable=False,
+        fused=None,
+    ):
+        # PyTorch's checks, in its order
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = dict(
+            lr=lr,
+            momentum=momentum,
+            dampening=dampening,
+            weight_decay=weight_decay,
+            nesterov=nesterov,
+            maximize=maximize,
+            foreach=foreach,
+            differentiable=differentiable,
+            fused=fused,
+        )
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError(msg.SGD_NESTEROV)
+        super().__init__(params, defaults)
+
     def _update(self, p, d):
         g = -p._grad if d["maximize"] else p._grad
         if d["weight_decay"]:
@@ -123,11 +140,165 @@ class SGD:
             g = g + buf * d["momentum"] if d["nesterov"] else buf
         p.sub_(g * d["lr"])
 
-    def __repr__(self):
-        text = type(self).__name__ + " ("
-        for i, group in enumerate(self.param_groups):
-            text += f"\nParameter Group {i}\n"
-            for key in sorted(group):
-                if key != "params":
-                    text += f"    {key}: {group[key]}\n"
-        return text + ")"
+
+def _step_tensor():
+    from .factories import tensor
+
+    return tensor(0.0)
+
+
+class Adam(Optimizer):
+    """PyTorch's single-tensor Adam (its default on the CPU), in its order of operations."""
+
+    def __init__(
+        self,
+        params,
+        lr=1e-3,
+        betas=(0.9, 0.999),
+        eps=1e-8,
+        weight_decay=0,
+        amsgrad=False,
+        *,
+        foreach=None,
+        maximize=False,
+        capturable=False,
+        differentiable=False,
+        fused=None,
+        decoupled_weight_decay=False,
+    ):
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = dict(
+            lr=lr,
+            betas=betas,
+            eps=eps,
+            weight_decay=weight_decay,
+            amsgrad=amsgrad,
+            maximize=maximize,
+            foreach=foreach,
+            capturable=capturable,
+            differentiable=differentiable,
+            fused=fused,
+            decoupled_weight_decay=decoupled_weight_decay,
+        )
+        super().__init__(params, defaults)
+
+    def _update(self, p, d):
+        from .factories import zeros_like
+
+        g = -p._grad if d["maximize"] else p._grad
+        state = self.state[p]
+        if not state:
+            state["step"] = _step_tensor()
+            state["exp_avg"] = zeros_like(p)
+            state["exp_avg_sq"] = zeros_like(p)
+            if d["amsgrad"]:
+                state["max_exp_avg_sq"] = zeros_like(p)
+        beta1, beta2 = d["betas"]
+        lr, eps, wd = d["lr"], d["eps"], d["weight_decay"]
+        state["step"].add_(1)
+        if wd != 0:
+            if d["decoupled_weight_decay"]:
+                p.mul_(1 - lr * wd)
+            else:
+                g = g + p * wd
+        exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+        exp_avg._data += (g._data - exp_avg._data) * (1 - beta1)  # lerp_, weight < 0.5
+        exp_avg._version_counter.value += 1
+        exp_avg_sq.mul_(beta2).add_(g * g * (1 - beta2))
+        step = state["step"].item()
+        bias_correction1 = 1 - beta1**step
+        bias_correction2 = 1 - beta2**step
+        step_size = lr / bias_correction1
+        bias_correction2_sqrt = bias_correction2**0.5
+        if d["amsgrad"]:
+            best = state["max_exp_avg_sq"]
+            best._data[...] = p._xp.maximum(best._data, exp_avg_sq._data)
+            best._version_counter.value += 1
+            denom = (best.sqrt() / bias_correction2_sqrt).add_(eps)
+        else:
+            denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+        p.add_(exp_avg / denom * -step_size)
+
+
+class RMSprop(Optimizer):
+    """PyTorch's single-tensor RMSprop (its default on the CPU), in its order of operations."""
+
+    def __init__(
+        self,
+        params,
+        lr=1e-2,
+        alpha=0.99,
+        eps=1e-8,
+        weight_decay=0,
+        momentum=0,
+        centered=False,
+        capturable=False,
+        foreach=None,
+        maximize=False,
+        differentiable=False,
+    ):
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= momentum:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= alpha:
+            raise ValueError(f"Invalid alpha value: {alpha}")
+        defaults = dict(
+            lr=lr,
+            momentum=momentum,
+            alpha=alpha,
+            eps=eps,
+            centered=centered,
+            weight_decay=weight_decay,
+            capturable=capturable,
+            foreach=foreach,
+            maximize=maximize,
+            differentiable=differentiable,
+        )
+        super().__init__(params, defaults)
+
+    def _update(self, p, d):
+        from .factories import zeros_like
+
+        g = -p._grad if d["maximize"] else p._grad
+        state = self.state[p]
+        if not state:
+            state["step"] = _step_tensor()
+            state["square_avg"] = zeros_like(p)
+            if d["momentum"] > 0:
+                state["momentum_buffer"] = zeros_like(p)
+            if d["centered"]:
+                state["grad_avg"] = zeros_like(p)
+        alpha, eps, lr = d["alpha"], d["eps"], d["lr"]
+        state["step"].add_(1)
+        if d["weight_decay"] != 0:
+            g = g + p * d["weight_decay"]
+        square_avg = state["square_avg"]
+        square_avg.mul_(alpha).add_(g * g * (1 - alpha))
+        if d["centered"]:
+            grad_avg = state["grad_avg"]
+            grad_avg._data += (g._data - grad_avg._data) * (1 - alpha)
+            grad_avg._version_counter.value += 1
+            avg = (square_avg - grad_avg * grad_avg).sqrt()
+        else:
+            avg = square_avg.sqrt()
+        avg = avg.add_(eps)
+        if d["momentum"] > 0:
+            buf = state["momentum_buffer"]
+            buf.mul_(d["momentum"]).add_(g / avg)
+            p.add_(buf * -lr)
+        else:
+            p.add_(g / avg * -lr)

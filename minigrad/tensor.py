@@ -219,6 +219,10 @@ class Tensor:
                 raise RuntimeError(msg.grad_size(value.shape, self.shape))
         self._grad = value
 
+    @grad.deleter
+    def grad(self):  # `del t.grad` sets it to None, as PyTorch's
+        self._grad = None
+
     @property
     def _version(self):
         return self._version_counter.value
@@ -304,6 +308,10 @@ class Tensor:
         self._data = value._data
         self._dtype = value._dtype
         self._device = value._device
+
+    @data.deleter
+    def data(self):
+        raise RuntimeError(msg.DELETE_DATA)
 
     # -- metadata ----------------------------------------------------------------------
     @property

@@ -619,6 +619,106 @@ def tensor_of_a_tensor_silent(m):
     factories.warn = warn
 
 
+def softmax_grad_without_sum(m):
+    """SoftmaxBackward0 returns g * softmax, forgetting the term through the normaliser."""
+    F = _sub(m, "functions")
+    F.SoftmaxBackward0.apply = lambda self, g: (g * self.unpack()["result"],)
+
+
+def loss_modules_ignore_reduction(m):
+    """nn.MSELoss and nn.CrossEntropyLoss always average, whatever `reduction=` says."""
+    modules = _sub(m, "nn.modules")
+    functional = _sub(m, "nn.functional")
+    modules.MSELoss.forward = lambda self, a, b: functional.mse_loss(a, b)
+    modules.CrossEntropyLoss.forward = lambda self, a, b: functional.cross_entropy(a, b)
+
+
+def adam_without_bias_correction(m):
+    """Adam steps by lr * m / (sqrt(v) + eps), without dividing by 1 - beta ** step."""
+    optim = _sub(m, "optim")
+
+    def update(self, p, d):
+        state = self.state[p]
+        if not state:
+            state["step"] = optim._step_tensor()
+            state["exp_avg"] = m.zeros_like(p)
+            state["exp_avg_sq"] = m.zeros_like(p)
+        beta1, beta2 = d["betas"]
+        g = p._grad + p * d["weight_decay"] if d["weight_decay"] else p._grad
+        state["step"].add_(1)
+        state["exp_avg"].mul_(beta1).add_(g * (1 - beta1))
+        state["exp_avg_sq"].mul_(beta2).add_(g * g * (1 - beta2))
+        p.sub_(state["exp_avg"] / (state["exp_avg_sq"].sqrt() + d["eps"]) * d["lr"])
+
+    optim.Adam._update = update
+
+
+def out_written_without_version_bump(m):
+    """torch.add/mul/matmul(..., out=) write into `out` without bumping its version and
+    without resizing it (NumPy broadcasts the result into it, or fails)."""
+    ops = _sub(m, "ops")
+
+    def into_out(name, result, out, inputs):
+        out._data[...] = result._data
+        return out
+
+    ops._into_out = into_out
+
+
+def new_tensor_infers_dtype(m):
+    """t.new_tensor(data) infers the dtype from the data instead of taking t's."""
+    factories = _sub(m, "factories")
+
+    def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+        if isinstance(data, m.Tensor):
+            data = data.detach()._data
+        return factories.tensor(data, dtype=dtype, requires_grad=requires_grad)
+
+    m.Tensor.new_tensor = new_tensor
+
+
+def maximum_ties_to_the_first(m):
+    """torch.max(a, b)'s gradient goes wholly to `a` where a == b (PyTorch splits it)."""
+    import operator
+
+    F = _sub(m, "functions")
+
+    def apply(self, g):
+        s = self.unpack()
+        win = self._pick(s["self"], s["other"]) | (s["self"] == s["other"])
+        return self._out(np.where(win, g, 0 * g), np.where(win, 0 * g, g))
+
+    F.MaximumBackward0.apply = apply
+    F.MinimumBackward0._pick = staticmethod(operator.lt)
+
+
+def chunk_sizes_rounded_down(m):
+    """chunk(n) cuts pieces of size // n (and drops the rest) instead of ceil(size / n)."""
+    ops = _sub(m, "ops")
+    original = ops.chunk
+
+    def chunk(self, chunks, dim=0):
+        d = dim % max(self.ndim, 1)
+        step = self.shape[d] // chunks if chunks > 0 else 0
+        if chunks <= 0 or step == 0:
+            return original(self, chunks, dim)
+        return tuple(self.narrow(d, i * step, step) for i in range(chunks))
+
+    m.Tensor.chunk = chunk
+    m.chunk = chunk
+
+
+def shape_errors_from_numpy(m):
+    """Batched matmul and broadcasting mismatches reach the user as NumPy's ValueError."""
+    ops = _sub(m, "ops")
+
+    def check_shapes(sa, sb):
+        np.broadcast_shapes(sa, sb)
+
+    ops._check_shapes = check_shapes
+    ops.msg.batch2_size = lambda *a: (_ for _ in ()).throw(ValueError("matmul: mismatch"))
+
+
 BUGS = {
     "grad_into_nonleaves": ("L3", grad_into_nonleaves),
     "grads_overwritten": ("L8", grads_overwritten),
@@ -667,6 +767,14 @@ BUGS = {
     "no_grad_views_rebuilt": ("I4", no_grad_views_rebuilt),
     "scalar_arguments_unchecked": ("N2", scalar_arguments_unchecked),
     "remainder_like_c": ("N1", remainder_like_c),
+    "softmax_grad_without_sum": ("N1", softmax_grad_without_sum),
+    "loss_modules_ignore_reduction": ("N1", loss_modules_ignore_reduction),
+    "adam_without_bias_correction": ("N1", adam_without_bias_correction),
+    "out_written_without_version_bump": ("N1", out_written_without_version_bump),
+    "new_tensor_infers_dtype": ("N2", new_tensor_infers_dtype),
+    "maximum_ties_to_the_first": ("N1", maximum_ties_to_the_first),
+    "chunk_sizes_rounded_down": ("N1", chunk_sizes_rounded_down),
+    "shape_errors_from_numpy": ("N1", shape_errors_from_numpy),
 }
 
 

@@ -34,6 +34,9 @@ SUBSET_GRAD_FNS = {
     # in-place
     "ZeroBackward0", "FillBackward2", "FillBackward3", "CopyBackwards", "CopySlices",
     "AsStridedBackward0", "IndexPutBackward0",
+    # the beginner tutorials' (issue #16)
+    "SoftmaxBackward0", "LinalgVectorNormBackward0", "MaximumBackward0", "MinimumBackward0",
+    "RepeatBackward0", "SplitBackward0",
 }  # fmt: skip
 
 

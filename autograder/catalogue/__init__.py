@@ -15,4 +15,5 @@ from autograder.catalogue import (  # noqa: F401
     values_fidelity,
     values_scalars,
     values_training,
+    values_tutorials,
 )

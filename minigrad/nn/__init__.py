@@ -1,7 +1,31 @@
 """`minigrad.nn`: Parameter, Module, Linear, Sequential, ReLU and `functional`."""
 
 from . import functional
-from .modules import Linear, Module, ReLU, Sequential
+from .modules import (
+    CrossEntropyLoss,
+    Flatten,
+    Linear,
+    Module,
+    MSELoss,
+    ReLU,
+    Sequential,
+    Sigmoid,
+    Softmax,
+    Tanh,
+)
 from .parameter import Parameter
 
-__all__ = ["functional", "Linear", "Module", "Parameter", "ReLU", "Sequential"]
+__all__ = [
+    "CrossEntropyLoss",
+    "Flatten",
+    "functional",
+    "Linear",
+    "MSELoss",
+    "Module",
+    "Parameter",
+    "ReLU",
+    "Sequential",
+    "Sigmoid",
+    "Softmax",
+    "Tanh",
+]

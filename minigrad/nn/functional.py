@@ -24,6 +24,11 @@ def linear(input, weight, bias=None):  # noqa: A002
 
     Other shapes are folded to a batch and viewed back, as PyTorch does (ViewBackward0).
     """
+    for i, (name, t) in enumerate((("input", input), ("weight", weight))):
+        if not isinstance(t, Tensor):
+            raise TypeError(msg.arg_type("linear", name, i + 1, "Tensor", t))
+    if bias is not None and not isinstance(bias, Tensor):
+        raise TypeError(msg.arg_type("linear", "bias", 3, "Tensor", bias))
     if input._data.ndim == 0 or weight._data.ndim == 0:
         raise RuntimeError(msg.linear_dims(input._data.ndim, weight._data.ndim))
     if input._data.ndim != 2 and bias is not None:
@@ -64,6 +69,28 @@ def _check_addmm(bias, mat1, mat2):
         np.broadcast_shapes(bias._data.shape, out)
     except ValueError:
         raise RuntimeError(msg.expand_bias(bias._data.shape, out)) from None
+
+
+def _softmax_dim(ndim):
+    """PyTorch's `_get_softmax_dim` for a call without `dim` (which warns)."""
+    from .._warnings import warn
+
+    warn(msg.SOFTMAX_IMPLICIT_DIM)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
+    if dim is None:
+        dim = _softmax_dim(input.dim())
+    return ops.softmax(input, dim, dtype=dtype)
+
+
+def sigmoid(input):  # noqa: A002
+    return ops.sigmoid(input)
+
+
+def tanh(input):  # noqa: A002
+    return ops.tanh(input)
 
 
 def log_softmax(input, dim):  # noqa: A002

@@ -204,11 +204,88 @@ class ReLU(Module):
         return F.relu(x)
 
 
+class Tanh(Module):
+    def forward(self, x):
+        return ops.tanh(x)
+
+
+class Sigmoid(Module):
+    def forward(self, x):
+        return ops.sigmoid(x)
+
+
+class Softmax(Module):
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x):
+        return F.softmax(x, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class Flatten(Module):
+    def __init__(self, start_dim=1, end_dim=-1):
+        super().__init__()
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def forward(self, x):
+        return ops.flatten(x, self.start_dim, self.end_dim)
+
+    def extra_repr(self):
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class _Loss(Module):
+    def __init__(self, size_average=None, reduce=None, reduction="mean"):
+        super().__init__()
+        F._outside_subset(type(self).__name__, size_average=size_average, reduce=reduce)
+        self.reduction = reduction
+
+
+class MSELoss(_Loss):
+    def forward(self, input, target):  # noqa: A002
+        return F.mse_loss(input, target, reduction=self.reduction)
+
+
+class CrossEntropyLoss(_Loss):
+    def __init__(
+        self,
+        weight=None,
+        size_average=None,
+        ignore_index=-100,
+        reduce=None,
+        reduction="mean",
+        label_smoothing=0.0,
+    ):
+        super().__init__(size_average, reduce, reduction)
+        F._outside_subset("CrossEntropyLoss", weight=weight)
+        self.weight = None
+        self.ignore_index, self.label_smoothing = ignore_index, label_smoothing
+
+    def forward(self, input, target):  # noqa: A002
+        return F.cross_entropy(
+            input,
+            target,
+            ignore_index=self.ignore_index,
+            reduction=self.reduction,
+            label_smoothing=self.label_smoothing,
+        )
+
+
 class Sequential(Module):
     def __init__(self, *modules):
         super().__init__()
-        for i, m in enumerate(modules):
-            self._modules[str(i)] = m
+        if len(modules) == 1 and isinstance(modules[0], OrderedDict):
+            modules = tuple(modules[0].items())
+        else:
+            modules = tuple((str(i), m) for i, m in enumerate(modules))
+        for name, m in modules:
+            if not isinstance(m, Module):
+                raise TypeError(msg.NOT_A_MODULE.format(_typename(m)))
+            self._modules[name] = m
 
     def __getitem__(self, i):
         if isinstance(i, slice):  # a Sequential of the slice, keeping the modules' names
@@ -230,4 +307,22 @@ class Sequential(Module):
         return x
 
 
-__all__ = ["Module", "Linear", "ReLU", "Sequential", "Tensor"]
+def _typename(obj):
+    from ..optim import _typename
+
+    return _typename(obj)
+
+
+__all__ = [
+    "CrossEntropyLoss",
+    "Flatten",
+    "Linear",
+    "MSELoss",
+    "Module",
+    "ReLU",
+    "Sequential",
+    "Sigmoid",
+    "Softmax",
+    "Tanh",
+    "Tensor",
+]
