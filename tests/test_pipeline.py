@@ -731,3 +731,11 @@ def test_whole_pipeline_on_postgresql(postgres_url, tmp_path):
     assert "deleted cells 'test_add', 'sol-mul'" in ben["toy/problems"]
     assert rows["ada"]["toy/problems"] == ""
     assert (course / "feedback" / "ben" / "toy" / "toy.html").is_file()
+
+
+def test_the_grade_table_prints_reasons_without_terminal_control_codes():
+    from coursekit.classroom.table import _printable
+
+    hostile = "handed in as '\x1b]0;owned\x07\x1b[2J.ipynb'"
+    shown = _printable(hostile)
+    assert shown.isprintable() and "\\x1b" in shown and "owned" in shown

@@ -46,8 +46,13 @@ def grade_table(course) -> str:
     lines.insert(1, "  ".join("-" * w for w in widths))
     lines.append("(- not submitted; * graded with problems or not graded, why:)")
     lines += [
-        f"  * {student} / {assignment}: {problems(run)}"
+        f"  * {_printable(student)} / {assignment}: {_printable(problems(run))}"
         for (student, assignment), run in sorted(runs.items())
         if problems(run) and (student, assignment) in scores
     ]
     return "\n".join(lines)
+
+
+def _printable(text: str) -> str:
+    """Text from a submission (file names in the reasons) without terminal control codes."""
+    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
