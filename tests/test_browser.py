@@ -36,8 +36,10 @@ from browser_support import (
 from nbgrader.api import Gradebook
 from playwright.sync_api import expect, sync_playwright
 
+from autograder.rules import statement
 from coursekit.classroom.demo import CLASS as DEMO_CLASS
 from coursekit.classroom.demo import ROSTER as DEMO_ROSTER
+from coursekit.exercises.assignments import ASSIGNMENTS, BY_NAME
 from coursekit.exercises.planted import BUGS, solution_sources
 
 pytestmark = pytest.mark.xdist_group("browser")
@@ -169,12 +171,20 @@ def test_student_fetches_an_exercise_answers_it_and_validates(page, student_lab,
     expect(page.get_by_role("tab", name="Assignments")).to_be_visible()
     released = page.locator("#released_assignments_list")
     expect(released).to_contain_text(EXERCISE)
-    released.locator(".list_item", has_text=EXERCISE).get_by_role("button", name="Fetch").click()
+    # in course order, as the lectures: the first one is this lecture's exercise
+    items = released.locator(".list_item")
+    expect(items).to_have_count(len(ASSIGNMENTS))
+    listed = [items.nth(i).inner_text() for i in range(len(ASSIGNMENTS))]
+    assert [a.list_id in text for a, text in zip(ASSIGNMENTS, listed)] == [True] * len(listed)
+    first = BY_NAME[EXERCISE]
+    released.locator(".list_item", has_text=first.list_id).get_by_role(
+        "button", name="Fetch"
+    ).click()
     fetched = page.locator("#fetched_assignments_list")
-    fetched.get_by_role("button", name=EXERCISE).click()  # unfolds its notebooks
+    fetched.get_by_role("button", name=first.list_id).click()  # unfolds its notebooks
     screenshot(page, tmp_path, "exercise_assignment_list")
     fetched.locator(".nested_list_item").get_by_text(EXERCISE, exact=True).click()
-    notebook_path = student_lab.root / "my_assignments" / EXERCISE / f"{EXERCISE}.ipynb"
+    notebook_path = student_lab.root / first.fetched_copy
     wait_for_notebook(page, notebook_path)
 
     answers = solution_sources(EXERCISE)  # grade id -> the reference answer
@@ -192,6 +202,9 @@ def test_student_fetches_an_exercise_answers_it_and_validates(page, student_lab,
     assert tests.pop(f"test_{rule}").splitlines()[-1] in text, text
     assert not any(source.splitlines()[-1] in text for source in tests.values()), text
     assert "AssertionError" in text, text
+    # ... and what to do: the rule in words, where to reread it, PyTorch's output next to theirs
+    assert f"{rule}: {statement(rule)}" in text and "Reread lecture 02_leaf_nodes" in text, text
+    assert "First difference" in text and "your engine:" in text, text
     dialog.get_by_role("button", name="Ok").click()
     expect(dialog).to_be_hidden()
 

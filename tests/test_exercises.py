@@ -287,10 +287,11 @@ def test_self_check_without_an_argument_checks_the_fetched_copy_and_counts_cpu_o
     """`make check` with no NB: the copy in my_assignments/ (what a student submits); a
     right answer passes on CPU, and without a GPU the CUDA cell is neither passed nor failed."""
     import minigrad
-    from coursekit.exercises.selfcheck import FETCH_DIR, NOT_RUN_HERE, main
+    from coursekit.exercises.assignments import FETCH_DIR
+    from coursekit.exercises.selfcheck import NOT_RUN_HERE, main
 
     name = "devices"
-    fetched = tmp_path / FETCH_DIR / name / f"{name}.ipynb"
+    fetched = tmp_path / BY_NAME[name].fetched_copy
     fetched.parent.mkdir(parents=True)
     fetched.write_text(answered(EXERCISES / name / f"{name}.ipynb", name))
     monkeypatch.chdir(tmp_path)
@@ -301,7 +302,7 @@ def test_self_check_without_an_argument_checks_the_fetched_copy_and_counts_cpu_o
         cwd=tmp_path, capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
-    assert f"===== summary: {FETCH_DIR}/{name}/{name}.ipynb =====" in out.stdout
+    assert f"===== summary: {BY_NAME[name].fetched_copy} =====" in out.stdout
     total = out.stdout.split("===== summary: ")[1].splitlines()[-1].split()
     cpu_total = sum(cpu_points(a, rule) for rule in a.rules)
     if not minigrad.cuda.is_available():

@@ -73,7 +73,7 @@ def test_exercises_are_named_in_course_order_with_the_copy_a_student_submits():
     assert places == sorted(places), "the start page lists the exercises out of course order"
     for a in ASSIGNMENTS:
         lecture = markdown(nbtools.ROOT / a.lecture)
-        assert f"`my_assignments/{a.name}/{a.name}.ipynb`" in lecture, a.lecture
+        assert f"`{a.fetched_copy}`" in lecture, a.lecture
 
 
 def test_start_page_links_every_lecture():

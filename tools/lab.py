@@ -23,7 +23,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from coursekit.exercises.selfcheck import FETCH_DIR  # where the Assignments panel fetches to
+from coursekit.exercises.assignments import ASSIGNMENTS, FETCH_DIR
 
 REPO = Path(__file__).resolve().parents[1]
 COURSE_ID = "minigrad-course"
@@ -88,7 +88,10 @@ def release_exercises(state: Path, exercises: Path):
 
     release = state / "release"
     shutil.rmtree(release, ignore_errors=True)
-    shutil.copytree(exercises, release, ignore=shutil.ignore_patterns(".*"))
+    for a in ASSIGNMENTS:  # under their list ids, so the Assignment List is in course order
+        shutil.copytree(
+            exercises / a.name, release / a.list_id, ignore=shutil.ignore_patterns(".*")
+        )
     if not minigrad.cuda.is_available():
         for notebook in release.glob("*/*.ipynb"):
             drop_cuda_cells(notebook)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 KIT = Path(__file__).resolve().parent
+FETCH_DIR = "my_assignments"  # where `make lab`'s Assignment List fetches to (git-ignored)
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,17 @@ class Assignment:
     @property
     def part_file(self) -> Path:
         return KIT / "parts" / f"{self.name}.py"
+
+    @property
+    def list_id(self) -> str:
+        """Its id in the Assignment List, which nbgrader sorts by id: numbered in course
+        order ("1_leaf_nodes"), so the list reads as the lectures do."""
+        return f"{ASSIGNMENTS.index(self) + 1}_{self.name}"
+
+    @property
+    def fetched_copy(self) -> str:
+        """Where the Assignment List's Fetch puts the copy a student works in and submits."""
+        return f"{FETCH_DIR}/{self.list_id}/{self.name}.ipynb"
 
 
 ASSIGNMENTS = (

@@ -209,7 +209,7 @@ imports one of them scores 0 there, whatever it does here, and your feedback say
 
 To see the feedback the grader would give, without waiting for it, run `make check` from
 the course's root directory: it checks the copy you fetched and submit,
-`my_assignments/{a.name}/{a.name}.ipynb` (without a GPU it counts your CPU points and says
+`{a.fetched_copy}` (without a GPU it counts your CPU points and says
 "CUDA: not run here (no GPU), not counted").
 
 **Contract with the grader.** The grader builds your engine from this notebook's globals

@@ -1,4 +1,4 @@
-"""`make check [NB=my_assignments/<name>/<name>.ipynb]`: grade your own notebook, no instructor
+"""`make check [NB=my_assignments/<n>_<name>/<name>.ipynb]`: grade your own notebook, no instructor
 needed (no NB: every assignment fetched into my_assignments/, the copies you submit).
 
 Runs the notebook top to bottom in a fresh kernel (cells that fail do not stop it), then, in
@@ -20,12 +20,11 @@ from pathlib import Path
 import nbformat
 
 from autograder.report import NOT_RUN_NO_GPU
-from coursekit.exercises.assignments import BY_NAME
+from coursekit.exercises.assignments import ASSIGNMENTS, BY_NAME, FETCH_DIR
 from coursekit.exercises.grading import check_notebook_engine, report_text, verdict
 
 RESULTS_MARK = "@@selfcheck-results@@ "
 NOT_RUN_HERE = "CUDA: not run here (no GPU), not counted"
-FETCH_DIR = "my_assignments"  # where `make lab`'s Assignment List fetches to
 
 
 def graded_cells(nb) -> list[dict]:
@@ -120,12 +119,7 @@ def _visible_error(cell) -> str | None:
 def fetched_notebooks(root: Path = Path(".")) -> list[Path]:
     """The copies a student works in and submits: fetched from the Assignment List into
     my_assignments/ (`make lab`), in course order."""
-    found = []
-    for name in BY_NAME:
-        path = root / FETCH_DIR / name / f"{name}.ipynb"
-        if path.is_file():
-            found.append(path)
-    return found
+    return [root / a.fetched_copy for a in ASSIGNMENTS if (root / a.fetched_copy).is_file()]
 
 
 def main(argv=None) -> int:
