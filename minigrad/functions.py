@@ -59,6 +59,14 @@ class _Binary(Node):
         self.a_meta = a_meta  # (shape, np dtype) or None for a Python scalar
         self.b_meta = b_meta
 
+    @classmethod
+    def _of_scalar(cls, fn, nr, a_meta):
+        """`tensor op number`: as cls(((fn, nr), (None, 0)), a_meta, None), faster."""
+        self = cls._first_of_two(fn, nr)
+        self.a_meta = a_meta
+        self.b_meta = None
+        return self
+
     def _out(self, ga, gb):
         na, nb = self._next_nodes
         return _reduced(ga, na, self.a_meta), _reduced(gb, nb, self.b_meta)
@@ -79,6 +87,12 @@ class AddBackward0(_Binary):
     def __init__(self, edges, a_meta, b_meta, alpha=1):
         super().__init__(edges, a_meta, b_meta)
         self.alpha = alpha
+
+    @classmethod
+    def _of_scalar(cls, fn, nr, a_meta):
+        self = super()._of_scalar(fn, nr, a_meta)
+        self.alpha = 1
+        return self
 
     def apply(self, g):
         return self._out(g, g * self.alpha if self.alpha != 1 else g)

@@ -106,6 +106,21 @@ class Node:
         self._retained = None  # [(output_nr, tensor)] whose .grad this node fills
         self._hooks = None  # [(output_nr, hook)] run on the incoming gradient
 
+    @classmethod
+    def _first_of_two(cls, fn, nr):
+        """A node of two inputs of which only the first has an edge (`tensor op number`),
+        made without building and taking apart the edges' tuples: the same fields as
+        __init__((fn, nr), (None, 0)), for the operators' hot path."""
+        self = object.__new__(cls)
+        self._next_nodes = (fn, None)
+        self._next_nrs = _ZEROS_2 if nr == 0 else (nr, 0)
+        self._seq = next(_sequence)
+        self._saved = None
+        self._freed = False
+        self._retained = None
+        self._hooks = None
+        return self
+
     @property
     def next_functions(self):
         return tuple(zip(self._next_nodes, self._next_nrs))
