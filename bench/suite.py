@@ -12,6 +12,7 @@ BENCHMARKS = {
     "chain": chain.run,
     "mlp": mlp.run,
     "deep_chain": deep_chain.run,
+    "deep_chain_fb": deep_chain.run_forward_backward,
     "catalogue": catalogue.run,
     "notebooks": lambda minigrad: notebooks.run(),
     "pipeline": lambda minigrad: pipeline.run(),

@@ -59,8 +59,16 @@ class _Binary(Node):
         self.a_meta = a_meta  # (shape, np dtype) or None for a Python scalar
         self.b_meta = b_meta
 
+    @classmethod
+    def _of_scalar(cls, fn, nr, a_meta):
+        """`tensor op number`: as cls(((fn, nr), (None, 0)), a_meta, None), faster."""
+        self = cls._first_of_two(fn, nr)
+        self.a_meta = a_meta
+        self.b_meta = None
+        return self
+
     def _out(self, ga, gb):
-        (na, _), (nb, _) = self.next_functions
+        na, nb = self._next_nodes
         return _reduced(ga, na, self.a_meta), _reduced(gb, nb, self.b_meta)
 
 
@@ -79,6 +87,12 @@ class AddBackward0(_Binary):
     def __init__(self, edges, a_meta, b_meta, alpha=1):
         super().__init__(edges, a_meta, b_meta)
         self.alpha = alpha
+
+    @classmethod
+    def _of_scalar(cls, fn, nr, a_meta):
+        self = super()._of_scalar(fn, nr, a_meta)
+        self.alpha = 1
+        return self
 
     def apply(self, g):
         return self._out(g, g * self.alpha if self.alpha != 1 else g)
@@ -105,10 +119,10 @@ class MulBackward0(_Binary):
     def apply(self, g):
         s = self.unpack()
         ga = None
-        if self.next_functions[0][0] is not None:
+        if self._next_nodes[0] is not None:
             other = s["other"]  # the common case, inlined: per-op overhead is benchmarked
             ga = g * other if g.dtype != HALF else with_number(operator.mul, g, other)
-        gb = g * s["self"] if self.next_functions[1][0] is not None else None
+        gb = g * s["self"] if self._next_nodes[1] is not None else None
         return self._out(ga, gb)
 
 
@@ -119,8 +133,8 @@ class DivBackward0(_Binary):
     def apply(self, g):
         s = self.unpack()
         other = s["other"]
-        ga = with_number(operator.truediv, g, other) if self.next_functions[0][0] else None
-        gb = -g * s["self"] / (other * other) if self.next_functions[1][0] is not None else None
+        ga = with_number(operator.truediv, g, other) if self._next_nodes[0] else None
+        gb = -g * s["self"] / (other * other) if self._next_nodes[1] is not None else None
         return self._out(ga, gb)
 
 
@@ -152,10 +166,10 @@ class PowBackward1(_Binary):
         s = self.unpack()
         x, e, result = s["self"], s["exponent"], s["result"]
         ga = gb = None
-        if self.next_functions[0][0] is not None:
+        if self._next_nodes[0] is not None:
             ga = g * e * xp.where(e == 0, 1.0, x ** (e - 1)).astype(g.dtype, copy=False)
             ga = xp.where(e == 0, 0.0, ga).astype(g.dtype, copy=False)
-        if self.next_functions[1][0] is not None:
+        if self._next_nodes[1] is not None:
             with _quiet(xp):
                 gb = g * xp.where((x == 0) & (e >= 0), 0.0, result * xp.log(x))
             gb = gb.astype(g.dtype, copy=False)
@@ -297,10 +311,10 @@ class ClampBackward0(Node):
         if hi is not None:
             keep = keep & (x <= hi)
         grads = [masked(g, keep), None, None]
-        if lo is not None and self.next_functions[1][0] is not None:
+        if lo is not None and self._next_nodes[1] is not None:
             passed = (x < lo) & (lo < hi) if hi is not None else x < lo
             grads[1] = masked(g, passed)
-        if hi is not None and self.next_functions[2][0] is not None:
+        if hi is not None and self._next_nodes[2] is not None:
             passed = (x > hi) | (hi < lo) if lo is not None else x > hi
             grads[2] = masked(g, passed)
         return tuple(
@@ -431,7 +445,7 @@ class MmBackward0(Node):
 
     def apply(self, g):
         s = self.unpack()
-        need1, need2 = (nf[0] is not None for nf in self.next_functions)
+        need1, need2 = (n is not None for n in self._next_nodes)
         return _mm_grads(g, s.get("self"), s.get("mat2"), need1, need2, self.col_major)
 
 
@@ -444,8 +458,8 @@ class AddmmBackward0(Node):
 
     def apply(self, g):
         s = self.unpack()
-        gbias = unbroadcast(g, *self.bias_meta) if self.next_functions[0][0] is not None else None
-        need1, need2 = (nf[0] is not None for nf in self.next_functions[1:])
+        gbias = unbroadcast(g, *self.bias_meta) if self._next_nodes[0] is not None else None
+        need1, need2 = (n is not None for n in self._next_nodes[1:])
         g1, g2 = _mm_grads(g, s.get("mat1"), s.get("mat2"), need1, need2, self.col_major)
         return gbias, g1, g2
 
@@ -453,8 +467,8 @@ class AddmmBackward0(Node):
 class DotBackward0(Node):
     def apply(self, g):
         s = self.unpack()
-        ga = g * s["tensor"] if self.next_functions[0][0] is not None else None
-        gb = g * s["self"] if self.next_functions[1][0] is not None else None
+        ga = g * s["tensor"] if self._next_nodes[0] is not None else None
+        gb = g * s["self"] if self._next_nodes[1] is not None else None
         return ga, gb
 
 
@@ -462,8 +476,8 @@ class MvBackward0(Node):
     def apply(self, g):
         xp = array_module(g)
         s = self.unpack()
-        ga = xp.outer(g, s["vec"]) if self.next_functions[0][0] is not None else None
-        gb = s["self"].T @ g if self.next_functions[1][0] is not None else None
+        ga = xp.outer(g, s["vec"]) if self._next_nodes[0] is not None else None
+        gb = s["self"].T @ g if self._next_nodes[1] is not None else None
         return ga, gb
 
 
@@ -489,10 +503,10 @@ class UnsafeViewBackward0(Node):
         if b.ndim == 1:
             g2 = xp.expand_dims(g2, -1)
         ga = gb = None
-        if self.next_functions[0][0] is not None:
+        if self._next_nodes[0] is not None:
             ga = unbroadcast(g2 @ xp.swapaxes(b2, -1, -2), a2.shape).reshape(a.shape)
             ga = ga.astype(self.a_meta[1], copy=False)
-        if self.next_functions[1][0] is not None:
+        if self._next_nodes[1] is not None:
             gb = unbroadcast(xp.swapaxes(a2, -1, -2) @ g2, b2.shape).reshape(b.shape)
             gb = gb.astype(self.b_meta[1], copy=False)
         return ga, gb
@@ -550,7 +564,7 @@ class CopyBackwards(Node):
 
         xp = array_module(g)
         gsrc = None
-        if self.next_functions[1][0] is not None:
+        if self._next_nodes[1] is not None:
             gsrc = unbroadcast(to_device_array(g, self.src_device), *self.src_meta)
         return xp.zeros_like(g), gsrc
 
@@ -577,7 +591,7 @@ class FillBackward3(Node):
 
         xp = array_module(g)
         gv = None
-        if self.next_functions[1][0] is not None:
+        if self._next_nodes[1] is not None:
             gv = to_device_array(xp.asarray(g.sum()), self.value_device).astype(self.value_dtype)
         return xp.zeros_like(g), gv
 
@@ -724,8 +738,8 @@ class StackBackward0(Node):
     def apply(self, g):
         lead = (slice(None),) * self.dim
         return tuple(  # views of g, as PyTorch's unbind
-            g[lead + (i,)].astype(dt, copy=False) if nf[0] is not None else None
-            for i, (nf, (_, dt)) in enumerate(zip(self.next_functions, self.metas))
+            g[lead + (i,)].astype(dt, copy=False) if node is not None else None
+            for i, (node, (_, dt)) in enumerate(zip(self._next_nodes, self.metas))
         )
 
 
@@ -737,7 +751,7 @@ class CatBackward0(Node):
     def apply(self, g):
         lead = (slice(None),) * self.dim
         out, start = [], 0
-        for (node, _), (shape, dt) in zip(self.next_functions, self.metas):
+        for node, (shape, dt) in zip(self._next_nodes, self.metas):
             n = shape[self.dim]
             if node is not None:  # views of g, as PyTorch's narrow
                 out.append(g[lead + (slice(start, start + n),)].astype(dt, copy=False))
@@ -756,9 +770,9 @@ class WhereBackward0(Node):
         xp = array_module(g)
         cond = self.unpack()["condition"]
         ga = gb = None
-        if self.next_functions[0][0] is not None:
+        if self._next_nodes[0] is not None:
             ga = unbroadcast(xp.where(cond, g, 0), *self.a_meta)
-        if self.next_functions[1][0] is not None:
+        if self._next_nodes[1] is not None:
             gb = unbroadcast(xp.where(cond, 0, g), *self.b_meta)
         return ga, gb
 
@@ -806,7 +820,7 @@ class IndexPutBackward0(Node):
         gbase = g.copy()
         gbase[self.index] = 0
         gvals = None
-        if self.next_functions[1][0] is not None:
+        if self._next_nodes[1] is not None:
             gvals = unbroadcast(xp.asarray(g[self.index]), *self.values_meta)
         return gbase, gvals
 
@@ -836,9 +850,9 @@ class MseLossBackward0(Node):
         a_, b_ = a.astype(g.dtype, copy=False), b.astype(g.dtype, copy=False)
         scale = 2.0 / a.size if self.reduction == "mean" else 2.0
         ga = gb = None
-        if self.next_functions[0][0] is not None:
+        if self._next_nodes[0] is not None:
             ga = (g * scale * (a_ - b_)).astype(a.dtype, copy=False)
-        if self.next_functions[1][0] is not None:  # (b - a), not -(a - b): 0., not -0.
+        if self._next_nodes[1] is not None:  # (b - a), not -(a - b): 0., not -0.
             gb = (g * scale * (b_ - a_)).astype(b.dtype, copy=False)
         return ga, gb
 

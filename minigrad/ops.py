@@ -202,7 +202,12 @@ def _scalar_result(self, data, node_cls, save_other=None):
     if not records and self._base is not None:
         records = self.requires_grad
     if records and grad_mode._enabled:
-        node = node_cls((self._edge(), _NO_EDGE), (self._data.shape, self._data.dtype), None)
+        fn = self._grad_fn
+        if fn is not None and self._base is None:  # a result of an op, the common case
+            nr = self._output_nr
+        else:
+            fn, nr = self._edge()
+        node = node_cls._of_scalar(fn, nr, (self._data.shape, self._data.dtype))
         if save_other is not None:
             node._saved = {"other": save_other}
         out._grad_fn = node

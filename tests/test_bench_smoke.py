@@ -255,3 +255,25 @@ def test_notebooks_are_timed_one_by_one_and_failures_named(tmp_path):
 def test_notebooks_are_skipped_with_the_reason_when_there_are_none(tmp_path):
     (row,) = notebooks.run(tmp_path)
     assert row.timing is None and row.note.startswith("skipped: no notebooks")
+
+
+def test_deep_chain_forward_backward_times_both_and_states_the_target():
+    rows = deep_chain.run_forward_backward(TORCH_AS_MINIGRAD, sizes=(10, 100), budget_s=0)
+    timed = [r for r in rows if r.timing]
+    assert len(timed) == 4 and all("ns/node" in r.note for r in timed)
+    assert all(r.case.startswith("forward+backward") for r in timed)
+    (target,) = [r for r in rows if r.case == "per-node vs torch"]
+    assert target.target_met is not None and "PyTorch at" in target.note
+
+
+def test_deep_chain_forward_backward_without_minigrad_leaves_the_target_open():
+    rows = deep_chain.run_forward_backward(NO_MINIGRAD, sizes=(10,), budget_s=0)
+    (target,) = [r for r in rows if r.case == "per-node vs torch"]
+    assert target.target_met is None
+
+
+def test_deep_chain_forward_backward_check_catches_one_skipped_node(monkeypatch):
+    right = deep_chain.engine_forward_backward
+    monkeypatch.setattr(deep_chain, "engine_forward_backward", lambda T, n: right(T, n - 1))
+    with pytest.raises(Mismatch, match="torch"):
+        deep_chain.run_forward_backward(NO_MINIGRAD, sizes=(100,), budget_s=0)

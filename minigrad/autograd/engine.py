@@ -24,7 +24,7 @@ def _count_dependencies(roots):
         deps[n] = 0  # a node is in deps once it has been reached
     while stack:
         node = stack.pop()
-        for nxt, _ in node.next_functions:
+        for nxt in node._next_nodes:
             if nxt is None:
                 continue
             if nxt in deps:
@@ -47,7 +47,7 @@ def _leading_to(roots, targets):
     seen = set(stack)
     while stack:
         node = stack.pop()
-        for nxt, _ in node.next_functions:
+        for nxt in node._next_nodes:
             if nxt is None:
                 continue
             parents.setdefault(nxt, []).append(node)
@@ -199,7 +199,7 @@ def run_backward(roots, root_grads, retain_graph, capture=None, inputs=None):
                 node.release()
             incoming = grads[0]
             incoming_version = first[2] if first is not None else 0
-            for (nxt, nr), g in zip(node.next_functions, out):
+            for nxt, nr, g in zip(node._next_nodes, node._next_nrs, out):
                 if nxt is None:
                     continue
                 if g is not None:
@@ -235,7 +235,7 @@ def _skip_branch(node, deps, buffers, ready):
     stack = [node]
     while stack:
         n = stack.pop()
-        for nxt, _ in n.next_functions:
+        for nxt in n._next_nodes:
             if nxt is None:
                 continue
             deps[nxt] -= 1

@@ -1,6 +1,11 @@
 """Graph nodes: the `grad_fn` objects, their saved tensors, and leaf accumulation.
 
 A node's `next_functions` is a tuple of `(node or None, output_nr)` edges, exactly as in PyTorch.
+It is built on each read, as PyTorch's is: a node keeps its edges as a tuple of nodes and a
+tuple of output numbers. The numbers are plain ints, so CPython's garbage collector stops
+tracking their tuple, and a chain of n nodes leaves about 2n tracked objects instead of 4n
+(a tuple per edge, one for the edges): every full collection while a deep graph is being
+built walks them all (issue 16).
 `apply(*grads)` maps the gradients of the node's outputs to gradients of its inputs (arrays of
 the tensors' array module, or None), one per edge. Nodes that saved tensors check their
 versions before use and refuse to run once `backward()` freed them.
@@ -54,11 +59,13 @@ def wrapped_number(value):
 _FREED = object()  # what backward() leaves of a saved tensor: the name, not the memory
 
 _sequence = itertools.count()
+_ZEROS_1, _ZEROS_2 = (0,), (0, 0)
 
 
 class Node:
     __slots__ = (
-        "next_functions",
+        "_next_nodes",
+        "_next_nrs",
         "_saved",
         "_freed",
         "_retained",
@@ -79,13 +86,44 @@ class Node:
     grad_version = 0
 
     def __init__(self, next_functions):
-        self.next_functions = next_functions
+        if len(next_functions) == 2:  # binary ops, the common case
+            (a, na), (b, nb) = next_functions
+            self._next_nodes = (a, b)
+            self._next_nrs = _ZEROS_2 if na == 0 and nb == 0 else (na, nb)
+        elif len(next_functions) == 1:
+            ((a, na),) = next_functions
+            self._next_nodes = (a,)
+            self._next_nrs = _ZEROS_1 if na == 0 else (na,)
+        elif next_functions:
+            self._next_nodes = tuple([edge[0] for edge in next_functions])
+            self._next_nrs = tuple([edge[1] for edge in next_functions])
+        else:
+            self._next_nodes = self._next_nrs = ()
         # Creation order: backward runs later nodes first, as PyTorch's engine does.
         self._seq = next(_sequence)
         self._saved = None
         self._freed = False
         self._retained = None  # [(output_nr, tensor)] whose .grad this node fills
         self._hooks = None  # [(output_nr, hook)] run on the incoming gradient
+
+    @classmethod
+    def _first_of_two(cls, fn, nr):
+        """A node of two inputs of which only the first has an edge (`tensor op number`),
+        made without building and taking apart the edges' tuples: the same fields as
+        __init__((fn, nr), (None, 0)), for the operators' hot path."""
+        self = object.__new__(cls)
+        self._next_nodes = (fn, None)
+        self._next_nrs = _ZEROS_2 if nr == 0 else (nr, 0)
+        self._seq = next(_sequence)
+        self._saved = None
+        self._freed = False
+        self._retained = None
+        self._hooks = None
+        return self
+
+    @property
+    def next_functions(self):
+        return tuple(zip(self._next_nodes, self._next_nrs))
 
     def name(self):
         return type(self).__name__
