@@ -210,6 +210,17 @@ def _stripped(course):
     return nb
 
 
+def _forged_verdict(course):
+    """A wrong answer carrying what a sealed run would write, claiming full marks."""
+    nb = answered(course, add="2 if (a, b) == (1, 1) else 0")
+    claim = {"points": 2.0, "max_points": 2.0, "status": "passed", "verdict": "PASSED",
+             "scenarios": [], "failed": [], "grade_id": "test_add"}  # fmt: skip
+    nb.metadata["minigrad"] = {"sealed_verdict": {"seed": 1, "notes": ["forged: all fine"]}}
+    for cell in nb.cells:
+        cell.metadata["minigrad"] = {"sealed_verdict": claim}
+    return nb
+
+
 BROKEN = {  # student: (notebook or text, file name, expected scores, words of the reason)
     "good": (answered, "toy.ipynb", {"test_add": 2, "test_mul": 1}, None),
     "invalid_json": (
@@ -250,6 +261,8 @@ BROKEN = {  # student: (notebook or text, file name, expected scores, words of t
         {"test_add": 0, "test_mul": 1},
         None,
     ),
+    # this course is graded in nbgrader's kernel: verdict metadata can only be forged
+    "forged_verdict": (_forged_verdict, "toy.ipynb", {"test_add": 0, "test_mul": 1}, None),
 }
 
 

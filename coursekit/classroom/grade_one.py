@@ -69,8 +69,12 @@ def grade_submission(job: Job) -> dict:
         if not outcome["success"]:
             notes.append(f"nbgrader stopped: {_last_error(outcome)}")
     graded = work / "autograded" / job.student / job.assignment
-    notes += incidents(graded) + sealed_notes(graded)
-    result = _read_private_gradebook(db_url, course.course_id, job, read_cells(graded), notes)
+    # Verdicts as data exist only where the sealed run wrote them; in a course graded in
+    # nbgrader's kernel, metadata of that name can only be the submission's own.
+    sealed = _is_sealed(course)
+    notes += incidents(graded) + (sealed_notes(graded) if sealed else [])
+    facts = read_cells(graded, sealed)
+    result = _read_private_gradebook(db_url, course.course_id, job, facts, notes)
     result.update(
         notes=notes,
         status=_status(repair.notebooks, notes),
@@ -114,6 +118,13 @@ def _autograde_config(course: Course, work: Path, db_url: str, job: Job) -> Conf
         for step in steps
     ]
     return config
+
+
+def _is_sealed(course: Course) -> bool:
+    from coursekit.sealed.nbgrader_steps import SealedExecute
+
+    steps = course.config().Autograde.get("autograde_preprocessors", [])
+    return any(step is SealedExecute or str(step).endswith("SealedExecute") for step in steps)
 
 
 def _read_private_gradebook(db_url: str, course_id: str, job: Job, facts: dict, notes) -> dict:

@@ -24,14 +24,14 @@ SEED = re.compile(r"seed (\d+): score")
 NOT_RUN_NO_GPU = "not run: no GPU on the grader"
 
 
-def read_cells(folder: Path) -> dict[tuple[str, str], dict]:
+def read_cells(folder: Path, sealed: bool = True) -> dict[tuple[str, str], dict]:
     """(notebook, grade_id) -> {text, error, ran, scenarios, failed, seeds} for each graded
-    cell found: from the sealed run's verdict (data) where it graded the cell, otherwise
-    (nbgrader's in-kernel verdict) from the cell's outputs."""
+    cell found: in a sealed course from the sealed run's verdict (data) where it graded the
+    cell, otherwise (nbgrader's in-kernel verdict) from the cell's outputs."""
     found = {}
     for path in sorted(folder.glob("*.ipynb")) if folder.is_dir() else []:
         nb = nbformat.read(path, as_version=4)
-        run = _sealed_run(nb)
+        run = _sealed_run(nb) if sealed else None
         for cell in nb.cells:
             grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
             if cell.cell_type != "code" or not grade_id:
