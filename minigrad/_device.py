@@ -6,9 +6,13 @@ backed by NumPy (`standin_cuda()`), so the device logic (copies, leaves, mismatc
 """
 
 import contextlib
+import re
 
 import numpy as np
 
+from . import _messages as msg
+
+_DEVICE_STRING = re.compile(r"([a-zA-Z_]+)(?::([1-9][0-9]*|0))?")
 _standin_enabled = False
 _cupy = None
 _cupy_checked = False
@@ -20,13 +24,23 @@ class device:
     def __init__(self, type, index=None):  # noqa: A002 - PyTorch's argument name
         if isinstance(type, device):
             type, index = type.type, type.index
-        elif ":" in type:
-            type, idx = type.split(":")
-            index = int(idx)
+        elif isinstance(type, int) and not isinstance(type, bool):  # an accelerator's index
+            if not cuda_is_available():
+                raise RuntimeError(msg.NO_ACCELERATOR)
+            type, index = "cuda", type
+        elif isinstance(type, str):
+            # PyTorch's grammar: a type name, then optionally ":" and an index without a sign
+            # or leading zeros; anything else is not a device string at all
+            parsed = _DEVICE_STRING.fullmatch(type)
+            if parsed is None:
+                raise RuntimeError(msg.INVALID_DEVICE_STRING.format(type))
+            type, written = parsed.groups()
+            if written is not None:
+                index = int(written)
         if type not in ("cpu", "cuda"):
-            raise RuntimeError(
-                "Expected one of cpu, cuda device type at start of device string: " + type
-            )
+            raise RuntimeError(msg.UNKNOWN_DEVICE_TYPE.format(type))
+        if index is not None and index < 0:
+            raise RuntimeError(msg.NEGATIVE_DEVICE_INDEX)
         self.type = type
         self.index = index
 

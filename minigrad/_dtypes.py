@@ -63,6 +63,19 @@ CPP_NAME = {
 }
 
 
+def argument(factory, value):
+    """A factory's `dtype=` as PyTorch's parser reads it: a dtype, or Python's float, int or
+    bool for float64, int64 and bool; anything else (a NumPy type, a string) is refused."""
+    if value is None or isinstance(value, dtype):
+        return value
+    python_types = {builtins.float: float64, builtins.int: int64, builtins.bool: bool}
+    if isinstance(value, type) and value in python_types:
+        return python_types[value]
+    from . import _messages as msg
+
+    raise TypeError(msg.DTYPE_ARGUMENT.format(factory, msg.type_name(value)))
+
+
 def _by_name(name):
     return _BY_NAME[name]
 

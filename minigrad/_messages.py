@@ -630,6 +630,14 @@ SOFTMAX_IMPLICIT_DIM = (
     "dim=X as an argument."
 )
 NO_ACCELERATOR = "Cannot access accelerator device when none is available."
+INVALID_DEVICE_STRING = "Invalid device string: '{}'"
+DTYPE_ARGUMENT = "{}(): argument 'dtype' must be " + LIB + ".dtype, not {}"
+UNKNOWN_DEVICE_TYPE = (  # every device type PyTorch knows, though minigrad has two of them
+    "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, "
+    "xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start of device "
+    "string: {}"
+)
+NEGATIVE_DEVICE_INDEX = "Device index must not be negative"
 DELETE_DATA = "Deleting tensor data is not allowed. Delete tensor instead!"
 NOT_A_MODULE = "{} is not a Module subclass"
 RANDINT_FROM_TO = "random_ expects 'from' to be less than 'to', but got from={} >= to={}"

@@ -83,6 +83,7 @@ def _to_python(values):
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    dtype = _dtypes.argument("tensor", dtype)
     _bool_flag("tensor", requires_grad)
     if isinstance(data, Tensor):
         warn(msg.COPY_CONSTRUCT.format(f"{msg.LIB}.tensor"))
@@ -206,18 +207,21 @@ def _size_keyword(name, size, kwargs):
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False, **kwargs):
+    dtype = _dtypes.argument("zeros", dtype)
     size = _size_keyword("zeros", size, kwargs)
     _bool_flag("zeros", requires_grad)
     return _filled(0, size, dtype, device, requires_grad, "zeros")
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False, **kwargs):
+    dtype = _dtypes.argument("ones", dtype)
     size = _size_keyword("ones", size, kwargs)
     _bool_flag("ones", requires_grad)
     return _filled(1, size, dtype, device, requires_grad, "ones")
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False, **kwargs):
+    dtype = _dtypes.argument("empty", dtype)
     size = _size_keyword("empty", size, kwargs)
     _bool_flag("empty", requires_grad)
     # Uninitialised in PyTorch; zeros here, so nothing depends on garbage.
@@ -225,6 +229,7 @@ def empty(*size, dtype=None, device=None, requires_grad=False, **kwargs):
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    dtype = _dtypes.argument("full", dtype)
     _bool_flag("full", requires_grad)
     # fill_value is a Number: a 0-d tensor that does not require grad passes as its number
     if isinstance(fill_value, Tensor) and fill_value.ndim == 0 and not fill_value.requires_grad:
@@ -256,6 +261,7 @@ ones_like = _like(1, "ones_like")
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
+    dtype = _dtypes.argument("eye", dtype)
     for arg, value in (("n", n), ("m", m)):
         if value is None:
             continue
@@ -268,6 +274,7 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+    dtype = _dtypes.argument("arange", dtype)
     if end is None:
         start, end = 0, start
     if dtype is None:
@@ -278,6 +285,7 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
 
 
 def linspace(start, end, steps=None, *, dtype=None, device=None, requires_grad=False):
+    dtype = _dtypes.argument("linspace", dtype)
     if not _is_int(steps):  # a float number of steps is refused, not truncated
         given = (start, end) if steps is None else (start, end, steps)
         got = ", ".join(msg.type_name(v) for v in given)
@@ -291,6 +299,7 @@ def linspace(start, end, steps=None, *, dtype=None, device=None, requires_grad=F
 
 
 def rand(*size, dtype=None, device=None, requires_grad=False, **kwargs):
+    dtype = _dtypes.argument("rand", dtype)
     size = _size_keyword("rand", size, kwargs)
     dtype = dtype or _dtypes.float32
     ops.check_uniform(dtype, canonical(device))
@@ -299,6 +308,7 @@ def rand(*size, dtype=None, device=None, requires_grad=False, **kwargs):
 
 
 def randn(*size, dtype=None, device=None, requires_grad=False, **kwargs):
+    dtype = _dtypes.argument("randn", dtype)
     size = _size_keyword("randn", size, kwargs)
     dtype = dtype or _dtypes.float32
     ops.check_normal(dtype, canonical(device))

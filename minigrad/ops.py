@@ -590,9 +590,16 @@ def _reduction_args(name, dim, keepdim):
     return dim, keepdim
 
 
+def _axis_alias(name, dim, axis, default):
+    """NumPy's `axis=`, PyTorch's alias of `dim=`; both at once are refused as PyTorch does."""
+    if dim is not default:
+        raise TypeError(f"{name}() got an unexpected keyword argument 'axis'")
+    return axis
+
+
 def sum(self, dim=_ALL, keepdim=_ALL, *, dtype=None, axis=_ALL, keepdims=_ALL):  # noqa: A001
     if axis is not _ALL:
-        dim = axis
+        dim = _axis_alias("sum", dim, axis, _ALL)
     if keepdims is not _ALL:
         keepdim = keepdims
     dim, keepdim = _reduction_args("sum", dim, keepdim)
@@ -608,7 +615,7 @@ def sum(self, dim=_ALL, keepdim=_ALL, *, dtype=None, axis=_ALL, keepdims=_ALL): 
 
 def mean(self, dim=_ALL, keepdim=_ALL, *, dtype=None, axis=_ALL, keepdims=_ALL):
     if axis is not _ALL:
-        dim = axis
+        dim = _axis_alias("mean", dim, axis, _ALL)
     if keepdims is not _ALL:
         keepdim = keepdims
     dim, keepdim = _reduction_args("mean", dim, keepdim)
@@ -679,7 +686,7 @@ def _extreme(self, name, dim, keepdim, pick, arg, full_node, dim_node, result_ty
 
 def max(self, dim=_ALL, keepdim=_ALL, *, axis=_ALL, keepdims=_ALL):  # noqa: A001
     if axis is not _ALL:
-        dim = axis
+        dim = _axis_alias("max", dim, axis, _ALL)
     if keepdims is not _ALL:
         keepdim = keepdims
     return _extreme(
@@ -697,7 +704,7 @@ def max(self, dim=_ALL, keepdim=_ALL, *, axis=_ALL, keepdims=_ALL):  # noqa: A00
 
 def min(self, dim=_ALL, keepdim=_ALL, *, axis=_ALL, keepdims=_ALL):  # noqa: A001
     if axis is not _ALL:
-        dim = axis
+        dim = _axis_alias("min", dim, axis, _ALL)
     if keepdims is not _ALL:
         keepdim = keepdims
     return _extreme(
@@ -756,7 +763,7 @@ def _refuse_empty_dim(name, data, d):
 
 def argmax(self, dim=None, keepdim=False, *, axis=_ALL, keepdims=_ALL):
     if axis is not _ALL:
-        dim = axis
+        dim = _axis_alias("argmax", dim, axis, None)
     if keepdims is not _ALL:
         keepdim = keepdims
     return _arg_extreme(self, "argmax", dim, keepdim)
@@ -764,7 +771,7 @@ def argmax(self, dim=None, keepdim=False, *, axis=_ALL, keepdims=_ALL):
 
 def argmin(self, dim=None, keepdim=False, *, axis=_ALL, keepdims=_ALL):
     if axis is not _ALL:
-        dim = axis
+        dim = _axis_alias("argmin", dim, axis, None)
     if keepdims is not _ALL:
         keepdim = keepdims
     return _arg_extreme(self, "argmin", dim, keepdim)

@@ -466,6 +466,14 @@ class Tensor:
         arr = self.numpy()
         return arr if dtype is None else arr.astype(dtype, copy=False)
 
+    def __array_wrap__(self, array):
+        # A NumPy ufunc's result comes back as a tensor sharing its memory (np.exp(t) is a
+        # tensor), as PyTorch's one-argument __array_wrap__ does; NumPy 2 warns about that
+        # signature for both. (PyTorch turns a bool result into uint8, outside the subset.)
+        from .factories import from_numpy
+
+        return from_numpy(array)
+
     def __reduce_ex__(self, protocol):
         return (_rebuild, (self.detach().cpu().numpy().copy(), self.requires_grad))
 

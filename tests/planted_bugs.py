@@ -719,6 +719,17 @@ def shape_errors_from_numpy(m):
     ops.msg.batch2_size = lambda *a: (_ for _ in ()).throw(ValueError("matmul: mismatch"))
 
 
+def ufunc_results_are_arrays(m):
+    """A NumPy ufunc applied to a tensor gives a NumPy array, not a tensor."""
+    del m.Tensor.__array_wrap__
+
+
+def device_strings_split_by_hand(m):
+    """device('cuda:x') and other malformed strings fail with Python's own errors."""
+    device_module = _sub(m, "_device")
+    device_module._DEVICE_STRING = __import__("re").compile(r"([a-zA-Z_ ]+)(?::(.*))?")
+
+
 BUGS = {
     "grad_into_nonleaves": ("L3", grad_into_nonleaves),
     "grads_overwritten": ("L8", grads_overwritten),
@@ -754,6 +765,8 @@ BUGS = {
     "grad_setter_unchecked": ("L13", grad_setter_unchecked),
     "detach_in_place_keeps_requires_grad": ("D2", detach_in_place_keeps_requires_grad),
     "tensor_of_a_tensor_silent": ("D3", tensor_of_a_tensor_silent),
+    "ufunc_results_are_arrays": ("N1", ufunc_results_are_arrays),
+    "device_strings_split_by_hand": ("V1", device_strings_split_by_hand),
     "roots_walked_per_entry": ("L8", roots_walked_per_entry),
     "backward_inputs_ignored": ("L3", backward_inputs_ignored),
     "grad_runs_every_branch": ("L7", grad_runs_every_branch),

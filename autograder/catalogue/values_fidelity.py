@@ -5,12 +5,15 @@ registered twice, an explicit device index, ...).
 Every value is drawn from the seed; gradients are taken against random weights `w`.
 """
 
+import numpy as np
+
 from autograder.catalogue._data import floats, ints, scalar
 from autograder.scenarios import scenario
 
 LEAF = "course/02_leaf_nodes.ipynb"
 INPLACE = "course/04_inplace_versions.ipynb"
 DEVICES = "course/06_devices.ipynb"
+NUMPY = "course/03_detach_numpy.ipynb"
 CAPSTONE = "course/07_capstone.ipynb"
 
 
@@ -645,3 +648,48 @@ def floor_divide_and_remainder(T, record, rng):
     record.call("x // k", lambda: x // k)
     record.call("x % k", lambda: x % k)
     record.call("x // 0", lambda: x // 0)
+
+
+# -- arguments as PyTorch's parser reads them: device strings, dtypes, axis= -----------------
+
+
+@scenario(id="values.device_strings_and_dtype_arguments", rules=["V1", "N2"], topic="values",
+          lecture=f"{DEVICES}#to-returns-self-or-a-copy", devices=("cpu",))  # fmt: skip
+def device_strings_and_dtype_arguments(T, record, rng):
+    x = T.tensor(floats(rng, (2, 3)))
+    record.tensor("x", x)
+    for text in ("gpu", "CUDA", "cuda:", "cuda:x", "cuda:-1", "cuda:01", "cuda:0:1", " cpu"):
+        record.call(f"device({text!r})", lambda text=text: T.device(text))
+    record.call("device('cpu:1')", lambda: T.device("cpu:1"))
+    record.call("device('cpu', -1)", lambda: T.device("cpu", -1))
+    record.call("x.to('gpu')", lambda: x.to("gpu"))
+    for label, kind in (("float", float), ("int", int), ("bool", bool)):
+        record.call(f"zeros(2, dtype={label})", lambda kind=kind: T.zeros(2, dtype=kind))
+        record.call(f"tensor(x.tolist(), dtype={label})",
+                    lambda kind=kind: T.tensor(x.tolist(), dtype=kind))  # fmt: skip
+    for label, kind in (("np.float32", np.float32), ("'float32'", "float32")):
+        for factory in ("zeros", "ones", "empty"):
+            record.call(f"{factory}(2, dtype={label})",
+                        lambda f=factory, kind=kind: getattr(T, f)(2, dtype=kind))  # fmt: skip
+        record.call(f"tensor([1.0], dtype={label})", lambda kind=kind: T.tensor([1.0], dtype=kind))
+        record.call(f"full((2,), 1.0, dtype={label})",
+                    lambda kind=kind: T.full((2,), 1.0, dtype=kind))  # fmt: skip
+    record.call("x.sum(axis=1)", lambda: x.sum(axis=1))
+    for reduction in ("sum", "mean", "max", "min", "argmax", "argmin"):
+        record.call(f"x.{reduction}(axis=1, dim=1)",
+                    lambda r=reduction: getattr(x, r)(axis=1, dim=1))  # fmt: skip
+
+
+@scenario(id="values.numpy_ufuncs_on_tensors", rules=["D1", "N1"], topic="values",
+          lecture=f"{NUMPY}#numpy-has-no-graph", devices=("cpu",))  # fmt: skip
+def numpy_ufuncs_on_tensors(T, record, rng):
+    x = T.tensor(floats(rng, (2, 3)))
+    y = record.call("np.exp(x)", lambda: np.exp(x))
+    record.call("np.add(x, k)", lambda: np.add(x, scalar(rng)))
+    record.call("np.sqrt(x)", lambda: np.sqrt(x))
+    if y is not None and not isinstance(y, np.ndarray):
+        record.call("y.add_(1) (a tensor on the ufunc's own memory)", lambda: y.add_(1))
+    g = T.tensor(floats(rng, 3), requires_grad=True)
+    record.call("np.exp(g) (requires grad)", lambda: np.exp(g))
+    with T.no_grad():
+        record.call("np.exp(g) under no_grad", lambda: np.exp(g))
