@@ -590,6 +590,16 @@ def _reduction_args(name, dim, keepdim):
     return dim, keepdim
 
 
+def _keepdims_alias(name, dim, keepdim, keepdims, *, dim_needed):
+    """NumPy's `keepdims=`, PyTorch's alias of `keepdim=`; both at once are refused, in the
+    words of PyTorch's parser (which first misses the dim where only dim takes keepdim)."""
+    if keepdim is not _ALL:
+        if dim_needed and dim is _ALL:
+            raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
+        raise TypeError(f"{name}() got an unexpected keyword argument 'keepdims'")
+    return keepdims
+
+
 def _axis_alias(name, dim, axis, default):
     """NumPy's `axis=`, PyTorch's alias of `dim=`; both at once are refused as PyTorch does."""
     if dim is not default:
@@ -601,7 +611,7 @@ def sum(self, dim=_ALL, keepdim=_ALL, *, dtype=None, axis=_ALL, keepdims=_ALL): 
     if axis is not _ALL:
         dim = _axis_alias("sum", dim, axis, _ALL)
     if keepdims is not _ALL:
-        keepdim = keepdims
+        keepdim = _keepdims_alias("sum", dim, keepdim, keepdims, dim_needed=True)
     dim, keepdim = _reduction_args("sum", dim, keepdim)
     data = self._data
     out_dtype = dtype or (self._dtype if self._dtype.is_floating_point else _dtypes.int64)
@@ -617,7 +627,7 @@ def mean(self, dim=_ALL, keepdim=_ALL, *, dtype=None, axis=_ALL, keepdims=_ALL):
     if axis is not _ALL:
         dim = _axis_alias("mean", dim, axis, _ALL)
     if keepdims is not _ALL:
-        keepdim = keepdims
+        keepdim = _keepdims_alias("mean", dim, keepdim, keepdims, dim_needed=True)
     dim, keepdim = _reduction_args("mean", dim, keepdim)
     out_dtype = dtype or self._dtype  # PyTorch averages in `dtype` when one is given
     if not out_dtype.is_floating_point:
@@ -688,7 +698,7 @@ def max(self, dim=_ALL, keepdim=_ALL, *, axis=_ALL, keepdims=_ALL):  # noqa: A00
     if axis is not _ALL:
         dim = _axis_alias("max", dim, axis, _ALL)
     if keepdims is not _ALL:
-        keepdim = keepdims
+        keepdim = _keepdims_alias("max", dim, keepdim, keepdims, dim_needed=True)
     return _extreme(
         self,
         "max",
@@ -706,7 +716,7 @@ def min(self, dim=_ALL, keepdim=_ALL, *, axis=_ALL, keepdims=_ALL):  # noqa: A00
     if axis is not _ALL:
         dim = _axis_alias("min", dim, axis, _ALL)
     if keepdims is not _ALL:
-        keepdim = keepdims
+        keepdim = _keepdims_alias("min", dim, keepdim, keepdims, dim_needed=True)
     return _extreme(
         self,
         "min",
@@ -761,20 +771,20 @@ def _refuse_empty_dim(name, data, d):
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
 
 
-def argmax(self, dim=None, keepdim=False, *, axis=_ALL, keepdims=_ALL):
+def argmax(self, dim=None, keepdim=_ALL, *, axis=_ALL, keepdims=_ALL):
     if axis is not _ALL:
         dim = _axis_alias("argmax", dim, axis, None)
     if keepdims is not _ALL:
-        keepdim = keepdims
-    return _arg_extreme(self, "argmax", dim, keepdim)
+        keepdim = _keepdims_alias("argmax", dim, keepdim, keepdims, dim_needed=False)
+    return _arg_extreme(self, "argmax", dim, False if keepdim is _ALL else keepdim)
 
 
-def argmin(self, dim=None, keepdim=False, *, axis=_ALL, keepdims=_ALL):
+def argmin(self, dim=None, keepdim=_ALL, *, axis=_ALL, keepdims=_ALL):
     if axis is not _ALL:
         dim = _axis_alias("argmin", dim, axis, None)
     if keepdims is not _ALL:
-        keepdim = keepdims
-    return _arg_extreme(self, "argmin", dim, keepdim)
+        keepdim = _keepdims_alias("argmin", dim, keepdim, keepdims, dim_needed=False)
+    return _arg_extreme(self, "argmin", dim, False if keepdim is _ALL else keepdim)
 
 
 # -- linear algebra ------------------------------------------------------------------------

@@ -678,6 +678,13 @@ def device_strings_and_dtype_arguments(T, record, rng):
     for reduction in ("sum", "mean", "max", "min", "argmax", "argmin"):
         record.call(f"x.{reduction}(axis=1, dim=1)",
                     lambda r=reduction: getattr(x, r)(axis=1, dim=1))  # fmt: skip
+        record.call(f"x.{reduction}(keepdim=True, keepdims=True)",
+                    lambda r=reduction: getattr(x, r)(keepdim=True, keepdims=True))  # fmt: skip
+        if reduction not in ("max", "min"):  # theirs: an argument-parser text, not matched yet
+            both = f"x.{reduction}(1, keepdim=True, keepdims=True)"
+            record.call(both, lambda r=reduction: getattr(x, r)(1, keepdim=True, keepdims=True))
+        record.call(f"x.{reduction}(1, keepdims=True)",
+                    lambda r=reduction: getattr(x, r)(1, keepdims=True))  # fmt: skip
 
 
 @scenario(id="values.numpy_ufuncs_on_tensors", rules=["D1", "N1"], topic="values",
