@@ -542,7 +542,7 @@ def _reader(files, relative_root: str) -> str:
     paths = (
         [str(p) for p in files.values()]
         + [f"{relative_root}/{p.relative_to(files['gradebook'].parent)}" for p in files.values()]
-        + [str(SOURCE), str(REPO / "autograder" / "exercise_kit" / "parts" / "leaf_nodes.py")]
+        + [str(SOURCE), str(REPO / "coursekit" / "exercises" / "parts" / "leaf_nodes.py")]
     )
     return f"""
 import sqlite3

@@ -615,7 +615,7 @@ def test_feedback_of_the_real_class_hides_hidden_tests(real_class):
     assert "grade(globals()" in source
     for page in (real_class / "feedback").rglob("*.html"):
         text = page.read_text()
-        assert "grade(globals()" not in text and "exercise_kit.grading import" not in text
+        assert "grade(globals()" not in text and "exercises.grading import" not in text
 
 
 # --- PostgreSQL --------------------------------------------------------------------------------

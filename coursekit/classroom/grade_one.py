@@ -13,7 +13,7 @@ gradebook writer, feedback, reports) reads the result, a plain JSON-able dict:
 
 Here the verdict is nbgrader's own (the submission runs in a kernel with the hidden tests,
 autograde writes a private gradebook, which is read back). A sealed grader replaces this
-function (see GRADER in pipeline/grade.py), keeping the result's shape.
+function (see GRADER in classroom/grade.py), keeping the result's shape.
 """
 
 from __future__ import annotations

@@ -59,10 +59,15 @@ def _sealed_run(nb) -> dict | None:
     return run if isinstance(run, dict) else None
 
 
-def _sealed_facts(cell, verdict: dict, seed: int) -> dict:
-    text = "".join(
+def _printed(cell) -> str:
+    """What a cell printed (its stream outputs), without colour codes."""
+    return "".join(
         ANSI.sub("", out.get("text", "")) for out in cell.outputs if out.output_type == "stream"
     )
+
+
+def _sealed_facts(cell, verdict: dict, seed: int) -> dict:
+    text = _printed(cell)
     return {
         "text": text,
         # its first line: the rules that failed (the rest differs from seed to seed)
@@ -96,9 +101,7 @@ def incidents(folder: Path) -> list[str]:
 
 
 def _cell_facts(cell) -> dict:
-    text = "".join(
-        ANSI.sub("", out.get("text", "")) for out in cell.outputs if out.output_type == "stream"
-    )
+    text = _printed(cell)
     errors = [out for out in cell.outputs if out.output_type == "error"]
     error = ""
     if errors:
