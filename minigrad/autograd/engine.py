@@ -10,6 +10,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from .. import _messages as msg
+from .. import seams as _seams  # its modules are loaded once Tensor is (tensor.py)
 from . import grad_mode
 from .graph import AccumulateGrad
 
@@ -267,7 +268,7 @@ def _run_tensor_hooks(node, grads):
             grads[nr] = result._data
     for nr, t in node._retained or ():
         if grads[nr] is not None:
-            t._accumulate(grads[nr], retained=True)
+            _seams.leaf_nodes.accumulate_grad(t, grads[nr], retained=True)
     return grads
 
 

@@ -18,6 +18,7 @@ import weakref
 import numpy as np
 
 from .. import _messages as msg
+from .. import seams as _seams  # its modules are loaded once Tensor is (tensor.py)
 
 _SUFFIX = re.compile(r"Backward\d*$")
 
@@ -225,8 +226,7 @@ class AccumulateGrad(Node):
         return f"{msg.LIB}::autograd::AccumulateGrad"
 
     def apply(self, grad, version=0):
-        # The flag is read now, not when the graph was built: a leaf turned off between
-        # forward and backward gets nothing (its hooks have already run), as in PyTorch.
-        if self.variable._requires_grad:
-            self.variable._accumulate(grad, version)
+        # The leaf's flag is read there, not when the graph was built: a leaf turned off
+        # between forward and backward gets nothing (its hooks have already run).
+        _seams.leaf_nodes.accumulate_grad(self.variable, grad, version)
         return ()

@@ -1,0 +1,112 @@
+"""The engine's seams: the functions students build in the exercises, inside minigrad itself.
+
+Each assignment of the course owns one module here (`leaf_nodes.py`, `detach_numpy.py`, ...).
+Its graded functions are ordinary parts of the engine: the rest of minigrad calls them through
+the module (`_leaf.read_grad(self)`), never by a copy, so rebinding a module attribute changes
+what every tensor does. In this edition (the clone, the self-paced course) their bodies are the
+reference answers, between nbgrader's solution markers; the class edition (`edition.py`) ships
+the same files with those bodies replaced by a stub naming the assignment that builds them.
+
+An exercise notebook imports the module's helpers, the student writes the graded functions,
+and one line binds them into the engine:
+
+    minigrad.seams.use("leaf_nodes", globals())            # all of them
+    minigrad.seams.use("leaf_nodes", globals(), ["read_grad"])  # just one (grading in isolation)
+
+Each module's GRADED maps a graded function to the rules whose scenarios it decides, so a test
+cell can bind only the functions of its rules and keep the reference (or the stub) for the rest.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from types import ModuleType
+
+# Course order, as the lectures: the first assignment is numbered 1.
+ASSIGNMENTS = (
+    "leaf_nodes",
+    "detach_numpy",
+    "inplace_versions",
+    "rebuilding_tensors",
+    "devices",
+)
+
+_ORIGINALS: dict[str, dict[str, object]] = {}  # what each module held before any use()
+
+
+class SeamNotBuilt(NotImplementedError):
+    """A graded function that this edition leaves to the student, called before it is built."""
+
+
+def not_built(assignment: str, name: str) -> SeamNotBuilt:
+    """The error a stub raises: which function is missing and which assignment builds it."""
+    number = ASSIGNMENTS.index(assignment) + 1
+    return SeamNotBuilt(
+        f"{name}() is not built yet: you write it in assignment {number}, {assignment} "
+        f"(exercises/{assignment}/{assignment}.ipynb). Until then, the operations that need "
+        "it stop here."
+    )
+
+
+def module(assignment: str) -> ModuleType:
+    if assignment not in ASSIGNMENTS:
+        raise ValueError(
+            f"no assignment named {assignment!r}: the assignments are {', '.join(ASSIGNMENTS)}"
+        )
+    return importlib.import_module(f"{__name__}.{assignment}")
+
+
+def graded(assignment: str) -> dict[str, tuple[str, ...]]:
+    """The assignment's graded functions, each with the rules it decides."""
+    return dict(module(assignment).GRADED)
+
+
+def functions_for(assignment: str, rules) -> list[str]:
+    """The graded functions that decide any of `rules` (what a test cell binds)."""
+    wanted = set(rules)
+    return [name for name, decides in graded(assignment).items() if wanted & set(decides)]
+
+
+def use(assignment: str, namespace: dict, names=None) -> list[str]:
+    """Bind the functions `namespace` defines (a notebook's globals) into the engine.
+
+    `names` None binds every graded function of the assignment, which must all be defined.
+    Returns the names bound. Signatures must match the engine's, so that a typo is reported
+    here and not as a strange failure deep inside an operation.
+    """
+    seam = module(assignment)
+    names = list(seam.GRADED) if names is None else list(names)
+    originals = _ORIGINALS.setdefault(assignment, {n: getattr(seam, n) for n in seam.GRADED})
+    for name in names:
+        if name not in seam.GRADED:
+            raise ValueError(f"{name} is not a graded function of {assignment}")
+        given = namespace.get(name)
+        if not callable(given):
+            raise NameError(
+                f"{name} is not defined: run the cell that defines it before binding "
+                f"{assignment}'s functions into the engine"
+            )
+        want = _parameters(originals[name])
+        if _parameters(given) != want:
+            raise TypeError(
+                f"{name} must take the parameters ({', '.join(want)}), as the engine calls it; "
+                f"yours takes ({', '.join(_parameters(given))})"
+            )
+    for name in names:
+        setattr(seam, name, namespace[name])
+    return names
+
+
+def reset(assignment: str | None = None) -> None:
+    """Give the engine back the functions it had before use() (all assignments by default)."""
+    for name in [assignment] if assignment else list(_ORIGINALS):
+        for attr, fn in _ORIGINALS.pop(name, {}).items():
+            setattr(module(name), attr, fn)
+
+
+def _parameters(fn) -> list[str]:
+    try:
+        return list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return ["?"]
