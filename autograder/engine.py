@@ -84,3 +84,12 @@ def _install(engine, dotted: str, value) -> None:
             setattr(target, part, types.SimpleNamespace())
         target = getattr(target, part)
     setattr(target, last, value)
+
+
+def unimportable_copy(module: types.ModuleType, name: str) -> types.ModuleType:
+    """`module`'s names under `name`, which a fresh interpreter cannot import: scenarios that
+    want a fresh process then run in this one, where whatever was patched into the module's
+    parts (a student's functions bound into minigrad's seams) is."""
+    engine = types.ModuleType(name, f"{module.__name__} as it is in this process")
+    engine.__dict__.update({k: v for k, v in vars(module).items() if not k.startswith("__")})
+    return engine

@@ -1,16 +1,20 @@
 """The five assignments: which topic each grades, which rules, and how they are introduced.
 
-Each assignment grades only the rules its student part implements (so that the released
-stub scores 0 and a bug in the part costs that part's points): one CPU test cell per rule,
-plus one CUDA test cell for all of them. A cell's points are the weights of the catalogue
-scenarios it runs (autograder.check(rules=[rule], topics=[topic])), read from the catalogue
-when the notebooks are generated.
+Each assignment grades only the rules its graded functions decide (minigrad/seams/<name>.py,
+GRADED), so that the released stub scores 0 and a bug in a function costs that function's
+rules: one CPU test cell per rule, plus one CUDA test cell for all of them. A cell's points
+are the weights of the catalogue scenarios it runs (autograder.check(rules=[rule],
+topics=[topic])), read from the catalogue when the notebooks are generated.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+
+from autograder.rules import RULES
+from autograder.scenarios import select
+from minigrad import seams
 
 KIT = Path(__file__).resolve().parent
 FETCH_DIR = "my_assignments"  # where `make lab`'s Assignment List fetches to (git-ignored)
@@ -22,12 +26,26 @@ class Assignment:
     topic: str  # the catalogue topic its hidden tests draw scenarios from
     title: str
     lecture: str  # the lecture notebook it follows
-    rules: tuple[str, ...]  # graded on CPU, one test cell each
-    cuda_rules: tuple[str, ...]  # graded in the CUDA cell
     intro: str  # what the student builds, in one paragraph
+
+    def _decided(self, device: str) -> tuple[str, ...]:
+        decided = {rule for rules in seams.graded(self.name).values() for rule in rules}
+        present = {r for sc in select(topics=[self.topic], device=device) for r in sc.rules}
+        return tuple(rule for rule in RULES if rule in decided & present)
+
+    @property
+    def rules(self) -> tuple[str, ...]:
+        """Graded on CPU, one test cell each: the rules its functions decide, SPEC order."""
+        return self._decided("cpu")
+
+    @property
+    def cuda_rules(self) -> tuple[str, ...]:
+        """Graded in the CUDA cell."""
+        return self._decided("cuda")
 
     @property
     def part_file(self) -> Path:
+        """The exercise's prose, answer-cell order and visible tests."""
         return KIT / "parts" / f"{self.name}.py"
 
     @property
@@ -46,15 +64,13 @@ ASSIGNMENTS = (
     Assignment(
         name="leaf_nodes",
         topic="leaf",
-        title="Leaf nodes: who joins the graph, who gets `.grad`",
+        title="Leaf nodes: who keeps a gradient, and what `.grad` does",
         lecture="course/02_leaf_nodes.ipynb",
-        rules=("L1", "L2", "L3", "L4", "L8", "L9"),
-        cuda_rules=("L1", "L2", "L3", "L4", "L8", "L9"),
         intro=(
             "You write the four functions behind the most common surprise in PyTorch, "
-            "`x.grad is None`: which results join the graph, which tensors keep their "
-            "gradient after `backward()` (and accumulate it), what reading `.grad` of a "
-            "non-leaf does, and what `retain_grad()` changes."
+            "`x.grad is None`: what reading `.grad` returns (and when it warns), what "
+            "`retain_grad()` changes, how `backward()` hands each tensor its gradient (and "
+            "accumulates it), and what `x.grad = value` accepts."
         ),
     ),
     Assignment(
@@ -62,8 +78,6 @@ ASSIGNMENTS = (
         topic="numpy",
         title="detach() and NumPy: where graphs are cut and memory is shared",
         lecture="course/03_detach_numpy.ipynb",
-        rules=("D1", "D2", "D3"),
-        cuda_rules=("D1", "D2", "D3"),
         intro=(
             "You write the bridge between tensors and NumPy arrays: `detach()` and "
             "`detach_()`, `numpy()` (which refuses a tensor that requires grad) and "
@@ -75,8 +89,6 @@ ASSIGNMENTS = (
         topic="inplace",
         title="In-place operations and version counters",
         lecture="course/04_inplace_versions.ipynb",
-        rules=("I1", "I2", "I3"),
-        cuda_rules=("I1", "I2", "I3"),
         intro=(
             "You write the bookkeeping that makes in-place operations safe: a version "
             "counter shared by a tensor, its views and its detached aliases, the check a "
@@ -89,8 +101,6 @@ ASSIGNMENTS = (
         topic="rebuild",
         title="Rebuilding tensors: tensor() cuts, stack and cat keep",
         lecture="course/05_rebuilding_tensors.ipynb",
-        rules=("R1", "R2", "R3"),
-        cuda_rules=("R1", "R2", "R3"),
         intro=(
             "You write four ways of putting values together: the `tensor()` factory "
             "(which copies values out of the graph), `stack` and `cat` (which keep it, with "
@@ -102,8 +112,6 @@ ASSIGNMENTS = (
         topic="devices",
         title="Devices and dtypes: .to() is a recorded copy",
         lecture="course/06_devices.ipynb",
-        rules=("V1", "V2", "V3", "V5"),
-        cuda_rules=("V1", "V2", "V3", "V4", "V5"),
         intro=(
             "You write `.to()`: it returns the tensor itself when nothing changes, and "
             "otherwise a copy recorded as `ToCopyBackward0`, whose gradient goes back to the "

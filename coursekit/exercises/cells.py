@@ -1,8 +1,10 @@
 """Read the kit's source files: Python files cut into notebook cells by `# %%` markers.
 
 A marker line is `# %%` (a code cell), `# %% [markdown]` (a markdown cell, written as comment
-lines) or `# %% [KIND] ARGS` with KIND one of solution, test, cuda: a `test` cell names the
-rule it tests (`# %% [test] L3`), a `cuda` cell is the visible part of the GPU test. Anything
+lines) or `# %% [KIND] ARGS` with KIND one of seam, test, cuda: a `seam` cell is the answer
+cell for the graded function it names (`# %% [seam] read_grad`, whose text comes from
+minigrad/seams/), a `test` cell names the rule it tests (`# %% [test] L3`), a `cuda` cell is
+the visible part of the GPU test. Anything
 before the first marker is the file's header (its docstring, lint settings) and never reaches
 a notebook.
 """
@@ -14,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 MARKER = re.compile(r"^# %%(?: \[(?P<kind>[a-z]+)\])?(?P<args>.*)$")
-KINDS = ("code", "markdown", "solution", "test", "cuda")
+KINDS = ("code", "markdown", "seam", "test", "cuda")
 
 
 @dataclass(frozen=True)

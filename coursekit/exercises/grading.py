@@ -1,39 +1,66 @@
-"""What an exercise's hidden test cell runs, and what `make check` prints for each cell.
+"""What an exercise's test cells run, and what `make check` prints for each cell.
 
-    grade(globals(), "leaf", ["L3"])            # CPU: passes or raises AssertionError
-    grade(globals(), "leaf", RULES, "cuda")     # "not run: no GPU on the grader" without a GPU
+    check_rule(globals(), "leaf_nodes", ["L3"])        # visible: public values
+    grade(globals(), "leaf_nodes", ["L3"])             # hidden: fresh values, prints the report
+    grade(globals(), "leaf_nodes", RULES, "cuda")      # "not run: no GPU on the grader" without one
 
-The student's engine is adapted with autograder.engine_from and checked against PyTorch on
-the catalogue scenarios of that topic which name one of the rules, on a fresh seed (or the
-one the grading pipeline chose, in $MINIGRAD_COURSE_SEED). Nothing
-reaches stderr (nbgrader scores a test cell that writes to stderr 0): warnings raised while
-checking are observations, not messages for the student's screen.
+The engine checked is minigrad itself with the student's functions of those rules bound in
+(minigrad.seams.use) and the engine's own for every other graded function, so a cell's
+verdict depends only on the functions its rules are about. It is checked against PyTorch on
+the catalogue scenarios of the assignment's topic that name one of the rules, on a fresh seed
+(or the one the grading pipeline chose, in $MINIGRAD_COURSE_SEED). Nothing reaches stderr
+(nbgrader scores a test cell that writes to stderr 0): warnings raised while checking are
+observations, not messages for the student's screen.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import warnings
 
 import autograder
+import minigrad
+from autograder.engine import unimportable_copy
 from autograder.report import NOT_RUN_NO_GPU
+from coursekit.exercises.assignments import BY_NAME
+from minigrad import _warnings, seams
 
-ENGINE_NAME = "engine"
+ENGINE_NAME = "your engine"
 # Set by the grading pipeline (coursekit/classroom) so that a regrade sees the same values.
 SEED_VARIABLE = "MINIGRAD_COURSE_SEED"
 PUBLIC_SEED = 2024  # the visible checks' values: the same for every student, every run
 
 
-def check_notebook_engine(namespace: dict, topic: str, rules, device: str = "cpu", seed=None):
-    """The Report of the engine defined in `namespace` on (topic, rules, device)."""
-    # The scenarios that observe a once-only warning expect a fresh process; the engine in a
-    # notebook cannot be re-imported in one, so its record of warnings given is emptied, as
-    # a fresh process would have it.
-    namespace.get("WARNED_ONCE", set()).clear()
+def require_gpu() -> None:
+    """Stop a GPU test where there is no GPU: a skipped check is never a pass."""
+    if not minigrad.cuda.is_available():
+        raise AssertionError(NOT_RUN_NO_GPU)
+
+
+@contextlib.contextmanager
+def bound(namespace: dict, assignment: str, rules):
+    """The engine with the functions of `rules` taken from `namespace`, restored after."""
+    module = seams.module(assignment)
+    previous = {name: getattr(module, name) for name in module.GRADED}  # the notebook's own
+    seams.reset(assignment)
+    try:
+        seams.use(assignment, namespace, seams.functions_for(assignment, rules))
+        yield unimportable_copy(minigrad, ENGINE_NAME)
+    finally:
+        seams.reset(assignment)
+        seams.use(assignment, previous)
+
+
+def check_seams(namespace: dict, assignment: str, rules, device: str = "cpu", seed=None):
+    """The Report of the student's functions of `rules` on (topic, rules, device)."""
     if seed is None and os.environ.get(SEED_VARIABLE):
         seed = int(os.environ[SEED_VARIABLE])  # the grading pipeline's seed for this run
-    engine = autograder.engine_from(namespace, name=ENGINE_NAME)
-    with warnings.catch_warnings():
+    topic = BY_NAME[assignment].topic
+    with bound(namespace, assignment, rules) as engine, warnings.catch_warnings():
+        # scenarios that observe a once-only warning expect a fresh process: forget the
+        # warnings this kernel has given already, as a fresh process would have it
+        _warnings._already.clear()
         warnings.simplefilter("ignore")
         return autograder.check(engine, rules=list(rules), topics=[topic], device=device, seed=seed)
 
@@ -56,19 +83,19 @@ def report_text(report) -> str:
     return str(report)
 
 
-def check_rule(namespace: dict, topic: str, rules, device: str = "cpu") -> None:
+def check_rule(namespace: dict, assignment: str, rules, device: str = "cpu") -> None:
     """A test cell's visible check: its rule's scenarios on the public seed, nothing printed
     when they pass; otherwise an AssertionError that names the rule in words, the lecture
     section and the first difference (what Validate and the notebook show). Grading runs the
     same scenarios again on fresh values."""
-    report = check_notebook_engine(namespace, topic, rules, device, seed=PUBLIC_SEED)
+    report = check_seams(namespace, assignment, rules, device, seed=PUBLIC_SEED)
     if not report.passed:
         raise AssertionError(verdict(report, list(rules)))
 
 
-def grade(namespace: dict, topic: str, rules, device: str = "cpu", seed=None) -> None:
+def grade(namespace: dict, assignment: str, rules, device: str = "cpu", seed=None) -> None:
     """Print the report; raise AssertionError unless every selected scenario passed."""
-    report = check_notebook_engine(namespace, topic, rules, device, seed)
+    report = check_seams(namespace, assignment, rules, device, seed)
     line = verdict(report, list(rules))
     print(report_text(report))
     if not report.passed:

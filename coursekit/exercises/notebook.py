@@ -1,11 +1,12 @@
 """Build each assignment's nbgrader source notebook (solutions/<name>/<name>.ipynb).
 
-One notebook = the shared skeleton (skeleton.py), the other four parts given solved (so the
-assignment stands alone), this assignment's part with nbgrader's solution markers, and its
-test cells: each hidden tests that run the autograder's scenarios for one rule (first, so that
-a graded cell's feedback is the autograder's report naming the rule) and a short visible
-test; a last cell runs the scenarios on CUDA. Everything is deterministic (cell ids
-included), so regenerating gives identical files.
+A notebook is short: an introduction, one given cell that imports minigrad and the helpers of
+the assignment's seam module, the student's answer cells (each starting from a graded function
+of minigrad/seams/<name>.py: signature, docstring, solution markers), one given cell that binds
+the student's functions into the engine, then the test cells, each with a hidden test that
+runs the autograder's scenarios for one rule and a short visible test; a last cell runs the
+scenarios on CUDA. The engine itself is minigrad: nothing of it is pasted into the notebook.
+Everything is deterministic (cell ids included), so regenerating gives identical files.
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from autograder.rules import statement
 from autograder.scenarios import select
-from coursekit.exercises.assignments import ASSIGNMENTS, KIT, Assignment
-from coursekit.exercises.cells import read_cells, without_markers
+from coursekit.edition import graded_functions, seam_source
+from coursekit.exercises.assignments import ASSIGNMENTS, Assignment
+from coursekit.exercises.cells import read_cells
 from coursekit.sealed.contract import CHECK_KEY
 from coursekit.sealed.grade import IMPORTABLE
+from minigrad import seams
 
 NBGRADER_SCHEMA = 3
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
@@ -32,30 +35,18 @@ def cuda_points(a: Assignment) -> float:
     return sum(sc.weight for sc in select(rules=a.cuda_rules, topics=[a.topic], device="cuda"))
 
 
-def engine_names(a: Assignment) -> list[str]:
-    """The engine names the graded scenarios use: the assignment's contract with engine_from."""
-    chosen = select(rules=a.rules, topics=[a.topic]) + select(rules=a.cuda_rules, topics=[a.topic])
-    return sorted({name for sc in chosen for name in sc.needs})
-
-
 def student_functions(a: Assignment) -> list[str]:
-    """Top-level functions and classes the student's solution cells define."""
-    names = []
-    for cell in read_cells(a.part_file):
-        if cell.kind == "solution":
-            for line in cell.source.splitlines():
-                if line.startswith(("def ", "class ")):
-                    names.append(line.split()[1].split("(")[0].rstrip(":"))
-    return names
+    """The graded functions the student writes, in the seam module's order."""
+    return list(seams.graded(a.name))
 
 
 def check_data(a: Assignment, rules, device="cpu") -> dict:
     """A test cell's check, as its metadata states it (coursekit.sealed.contract reads it)."""
-    return {"topic": a.topic, "rules": list(rules), "device": device}
+    return {"topic": a.topic, "rules": list(rules), "device": device, "seams": a.name}
 
 
 def hidden_check(a: Assignment, rules, device="cpu") -> str:
-    args = f'globals(), "{a.topic}", {list(rules)!r}'
+    args = f'globals(), "{a.name}", {list(rules)!r}'
     if device != "cpu":
         args += f', "{device}"'
     where = "on a GPU" if device == "cuda" else "on fresh values"
@@ -73,7 +64,7 @@ def visible_check(a: Assignment, rule: str) -> str:
     """The check a student sees and Validate runs: the rule's scenarios on public values."""
     return (
         "from coursekit.exercises.grading import check_rule\n\n"
-        f'check_rule(globals(), "{a.topic}", ["{rule}"])  # its scenarios, against PyTorch\n'
+        f'check_rule(globals(), "{a.name}", ["{rule}"])  # its scenarios, against PyTorch\n'
     )
 
 
@@ -94,8 +85,7 @@ class _Builder:
         cell_id = self._id("engine")
         self.cells.append(new_code_cell(source, id=cell_id, metadata=_meta(cell_id, locked=True)))
 
-    def solution(self, source: str) -> None:
-        cell_id = self._id("solution")
+    def solution(self, cell_id: str, source: str) -> None:
         self.cells.append(new_code_cell(source, id=cell_id, metadata=_meta(cell_id, solution=True)))
 
     def test(self, grade_id: str, source: str, points: float, check: dict) -> None:
@@ -118,44 +108,55 @@ def _meta(grade_id, *, solution=False, grade=False, locked=False, points=None) -
     return {"nbgrader": meta}
 
 
+def setup_source(a: Assignment) -> str:
+    """The given cell before the answers: the engine and the names the answers and tests use."""
+    return (
+        "import warnings\n\n"
+        "import numpy as np\n\n"
+        "import minigrad\n"
+        "from minigrad import device, float32, float64, no_grad, tensor, zeros\n"
+        f"from minigrad.seams.{a.name} import *  # the helpers your functions use\n"
+    )
+
+
+def bind_source(a: Assignment) -> str:
+    return (
+        "# Your functions become the engine's: from here on every tensor in this notebook uses\n"
+        "# them (a function still to write stops only the operations that need it).\n"
+        f'minigrad.seams.use("{a.name}", globals())'
+    )
+
+
 def build_notebook(a: Assignment) -> nbformat.NotebookNode:
     nb = _Builder(a.name)
     nb.markdown(intro_text(a))
-    for cell in read_cells(KIT / "skeleton.py"):
-        (nb.markdown if cell.kind == "markdown" else nb.locked)(cell.source)
-    nb.markdown(
-        "## Given: the other assignments' parts, solved\n\n"
-        "The engine also needs the pieces the other assignments are about. They are given "
-        "here, solved, so that this assignment stands on its own."
-    )
-    for other in ASSIGNMENTS:
-        if other is a:
-            continue
-        nb.markdown(f"### From `{other.name}`")
-        for cell in read_cells(other.part_file):
-            if cell.kind in ("code", "solution"):
-                nb.locked(without_markers(cell.source))
+    nb.locked(setup_source(a))
+    answers = graded_functions(seam_source(a.name))
     part = read_cells(a.part_file)
-    # Hidden tests need the whole engine: the test cells, each group with the heading just
-    # before it, come after the last of the student's functions; the GPU cell comes last.
-    deferred = {
+    written = [c.args for c in part if c.kind == "seam"]
+    if sorted(written) != sorted(answers):
+        raise ValueError(f"{a.part_file.name}: answer cells for {written}, graded {list(answers)}")
+    tests_start = next(
         i
         for i, c in enumerate(part)
         if c.kind in ("test", "cuda")
         or (c.kind == "markdown" and i + 1 < len(part) and part[i + 1].kind in ("test", "cuda"))
-    }
-    (gpu,) = [i for i, c in enumerate(part) if c.kind == "cuda"]
-    order = [i for i in range(len(part)) if i not in deferred]
-    order += [i for i in sorted(deferred) if i not in (gpu - 1, gpu)]
-    tested = []
-    for cell in (part[i] for i in order):
+    )
+    for cell in part[:tests_start]:
         if cell.kind == "markdown":
             nb.markdown(cell.source)
-        elif cell.kind == "code":
-            nb.locked(cell.source)
-        elif cell.kind == "solution":
-            nb.solution(cell.source)
+        elif cell.kind == "seam":
+            nb.solution(f"answer_{cell.args}", answers[cell.args])
         else:
+            nb.locked(cell.source)
+    nb.locked(bind_source(a))
+    tested, gpu_cells = [], []
+    for i, cell in enumerate(part[tests_start:], tests_start):
+        if cell.kind == "cuda" or (cell.kind == "markdown" and part[i + 1].kind == "cuda"):
+            gpu_cells.append(cell)
+        elif cell.kind == "markdown":
+            nb.markdown(cell.source)
+        elif cell.kind == "test":
             rule = cell.args
             if rule not in a.rules:
                 raise ValueError(f"{a.part_file.name}: test cell for ungraded rule {rule!r}")
@@ -166,13 +167,19 @@ def build_notebook(a: Assignment) -> nbformat.NotebookNode:
                 cpu_points(a, rule),
                 check_data(a, [rule]),
             )
+        else:
+            raise ValueError(f"{a.part_file.name}: a {cell.kind} cell among the tests")
     if sorted(tested) != sorted(a.rules):
         raise ValueError(f"{a.part_file.name}: test cells for {tested}, graded rules {a.rules}")
     nb.markdown(grading_table(a))
-    nb.markdown(part[gpu - 1].source)
+    heading, gpu = gpu_cells
+    nb.markdown(heading.source)
     nb.test(
         f"test_cuda_{a.name}",
-        hidden_check(a, a.cuda_rules, "cuda") + "\n\n" + part[gpu].source,
+        hidden_check(a, a.cuda_rules, "cuda")
+        + "\n\n"
+        + "from coursekit.exercises.grading import require_gpu\n\n"
+        + gpu.source,
         cuda_points(a),
         check_data(a, a.cuda_rules, "cuda"),
     )
@@ -184,40 +191,40 @@ def build_notebook(a: Assignment) -> nbformat.NotebookNode:
 
 def intro_text(a: Assignment) -> str:
     functions = ", ".join(f"`{name}`" for name in student_functions(a))
-    names = ", ".join(f"`{name}`" for name in engine_names(a))
-    return f"""# {a.title}
+    number = ASSIGNMENTS.index(a) + 1
+    return f"""# {number}. {a.title}
 
 {a.intro}
 
 This assignment follows the lecture `{a.lecture}`; reread it when a test fails (each
 failure names the section).
 
-**How it works.** Run the notebook top to bottom. The engine's cells are read-only; your
-code goes where a cell says `# YOUR CODE HERE` (replace the `raise NotImplementedError()`).
-Each test cell checks one rule of the course. What you can run now (and Validate runs):
-`check_rule(...)`, the autograder's scenarios for that rule on public values against
-PyTorch 2.13 (when one differs it names the rule, the lecture section to reread and the
-first difference, PyTorch's output next to yours), then a few asserts. When the notebook
-is graded, hidden tests run the same scenarios again on fresh random values.
-A test cell earns its points
-only when every scenario matches PyTorch exactly: values, flags, `grad_fn` names, errors and
-warnings, word for word.
+**You build a part of minigrad itself.** The functions you write here ({functions}) are
+where minigrad decides these things: the engine calls them, every time. They live in
+[`minigrad/seams/{a.name}.py`](../../minigrad/seams/{a.name}.py); read the engine around
+them there, nothing of it is pasted here. Write each where a cell says `# YOUR CODE HERE`
+(replace the `raise NotImplementedError()`), keep the names and parameters, then run the
+cell that binds them into the engine (`minigrad.seams.use(...)`). A function you have not
+written yet stops only the operations that need it, with a message naming its assignment.
+
+**How it is checked.** Each test cell checks one rule of the course and grades only the
+functions that rule is about: the engine's own versions stand in for your others, so two
+right functions out of three earn the points of their rules. What you can run now (and
+Validate runs): `check_rule(...)`, the autograder's scenarios for that rule on public values
+against PyTorch 2.13 (when one differs it names the rule, the lecture section to reread and
+the first difference, PyTorch's output next to yours), then a few asserts. When the notebook
+is graded, hidden tests run the same scenarios again on fresh random values. A test cell earns
+its points only when every scenario matches PyTorch exactly: values, flags, `grad_fn` names,
+errors and warnings, word for word.
 
 **What your code may import.** {IMPORTABLE[0].upper() + IMPORTABLE[1:]}: the grader runs
-your cells where `torch`, `minigrad` and every other package do not exist, so an answer that
-imports one of them scores 0 there, whatever it does here, and your feedback says so.
+your cells where `torch` and every other package do not exist, so an answer that imports one
+of them scores 0 there, whatever it does here, and your feedback says so.
 
 To see the feedback the grader would give, without waiting for it, run `make check` from
 the course's root directory: it checks the copy you fetched and submit,
 `{a.fetched_copy}` (without a GPU it counts your CPU points and says
-"CUDA: not run here (no GPU), not counted").
-
-**Contract with the grader.** The grader builds your engine from this notebook's globals
-with `autograder.engine_from(globals())`. The scenarios graded here use these names:
-{names}. The engine's cells define them; keep them. The engine calls the functions you
-write by name: {functions}. Keep their names and signatures. The grader also empties
-`WARNED_ONCE` (the once-only warnings already given) before it checks, as a fresh process
-would have it."""
+"CUDA: not run here (no GPU), not counted")."""
 
 
 def grading_table(a: Assignment) -> str:

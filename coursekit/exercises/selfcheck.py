@@ -21,7 +21,7 @@ import nbformat
 
 from autograder.report import NOT_RUN_NO_GPU
 from coursekit.exercises.assignments import ASSIGNMENTS, BY_NAME, FETCH_DIR
-from coursekit.exercises.grading import check_notebook_engine, report_text, verdict
+from coursekit.exercises.grading import check_seams, report_text, verdict
 
 RESULTS_MARK = "@@selfcheck-results@@ "
 NOT_RUN_HERE = "CUDA: not run here (no GPU), not counted"
@@ -44,7 +44,7 @@ def hidden_checks_in_kernel(namespace: dict, assignment_name: str) -> None:
     checks.append((f"test_cuda_{a.name}", list(a.cuda_rules), "cuda"))
     results = {}
     for grade_id, rules, device in checks:
-        report = check_notebook_engine(namespace, a.topic, rules, device)
+        report = check_seams(namespace, a.name, rules, device)
         print(f"\n===== {grade_id}: hidden tests, rule {', '.join(rules)} on {device} =====")
         print(report_text(report))
         line = verdict(report, rules)

@@ -1,14 +1,19 @@
 """The sealed child: runs the student's answer cells and the scenarios inside the sandbox.
 
-It is started by sandbox.Sandbox with only the observing side of the autograder and NumPy
-importable (torch and minigrad are not there to import). It reads one JSON request on stdin:
+It is started by sandbox.Sandbox with only the observing side of the autograder, NumPy and
+the run's staged minigrad importable (torch is not there to import). It reads one JSON
+request on stdin:
 
     {"cells": [{"id": ..., "kind": "given" | "answer", "source": ...}, ...],
-     "scenarios": [scenario ids], "seed": int, "device": "cpu", "cell_s": s, "scenario_s": s}
+     "scenarios": [scenario ids], "seed": int, "device": "cpu", "cell_s": s, "scenario_s": s,
+     "bind": {"assignment": "leaf_nodes", "functions": ["read_grad"]}}   # optional
 
-executes the cells in order in one namespace (a notebook's globals), adapts the engine with
-autograder.engine_from, and runs each scenario in a process forked from that state (so each
-sees the engine as freshly defined, and a crash ends one scenario only). It writes JSON lines
+executes the cells in order in one namespace (a notebook's globals), then takes the engine:
+with "bind", minigrad with the namespace's functions of that list bound into its seams (the
+staged minigrad's stubs for them, its reference bytecode for every other graded function);
+without, the engine the namespace defines (autograder.engine_from). It runs each scenario
+in a process forked from that state (so each sees the engine as freshly defined, and a crash
+ends one scenario only). It writes JSON lines
 to the result pipe: one {"cells": [...], "engine_names": [...]} line, then one
 {"scenario": id, "result": {...}} line per scenario as it completes (a run stopped by the
 wall clock keeps what it finished), then {"done": true}.
@@ -26,7 +31,7 @@ import re
 import sys
 import traceback
 
-from autograder.engine import ENGINE_NAMES, engine_from
+from autograder.engine import ENGINE_NAMES, engine_from, unimportable_copy
 from autograder.observe import ScenarioTimeout, _time_limit, has_name
 from autograder.observe_child import answer
 from autograder.scenarios import load_catalogue
@@ -43,7 +48,11 @@ def main(result_fd: int) -> None:
     load_catalogue()
     namespace = {"__name__": "__main__", "__builtins__": builtins}
     cells = [run_cell(namespace, cell, request["cell_s"]) for cell in request["cells"]]
-    engine = engine_from(namespace)
+    if request.get("bind"):
+        engine, bind_report = bound_engine(namespace, request["bind"])
+        cells.append(bind_report)
+    else:
+        engine = engine_from(namespace)
     present = [name for name in ENGINE_NAMES if has_name(engine, name)]
     _send(channel, {"cells": cells, "engine_names": present})
     for scenario_id in request["scenarios"]:
@@ -58,6 +67,22 @@ def main(result_fd: int) -> None:
                       "error": {"type": "Process", "message": f"not run: {exc}"}}  # fmt: skip
         _send(channel, {"scenario": scenario_id, "result": result})
     _send(channel, {"done": True})
+
+
+def bound_engine(namespace: dict, bind: dict):
+    """minigrad with the namespace's functions of bind["functions"] in its seams, and a report
+    of the binding (a function missing or misshapen is the student's error to read)."""
+    import minigrad
+    from minigrad import _warnings, seams
+
+    report = {"id": "bind", "kind": "given", "status": "ok"}
+    seams.reset()  # the staged engine, whatever the cells bound
+    try:
+        seams.use(bind["assignment"], namespace, bind["functions"])
+    except Exception as exc:  # noqa: BLE001  (its stubs stay: those scenarios fail, named)
+        report.update(status="error", error=_error(exc))
+    _warnings._already.clear()  # once-only warnings: as a fresh process has them
+    return unimportable_copy(minigrad, "engine"), report
 
 
 def _send(channel, message: dict) -> None:

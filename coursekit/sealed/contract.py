@@ -7,9 +7,13 @@ The source notebook is trusted (it is the instructor's). In its order, each code
   instructor's solution): the student's cell with that grade_id fills the slot;
 - a test cell: an nbgrader grade cell that is not a solution cell. It is never sent to the
   student's process. Its metadata states what it checks, as data (never read from its code):
-      {"minigrad": {"checks": [{"topic": "leaf", "rules": ["L3"], "device": "cpu"}]}}
-  ("topics" may list several; no "rules" means every rule of those topics). Its points are
-  the cell's nbgrader points; it scores them when every scenario passes;
+      {"minigrad": {"checks": [{"topic": "leaf", "rules": ["L3"], "device": "cpu",
+                                "seams": "leaf_nodes"}]}}
+  ("topics" may list several; no "rules" means every rule of those topics). "seams" names
+  the assignment whose graded functions the student writes: the check runs minigrad with the
+  student's functions of its rules bound in and the engine's own for the rest; without it,
+  the notebook defines a whole engine (autograder.engine_from). Its points are the cell's
+  nbgrader points; it scores them when every scenario passes;
 - given code: any other code cell, run as the source has it (whatever the student's copy says).
 """
 
@@ -21,6 +25,7 @@ from pathlib import Path
 
 from autograder.rules import RULES
 from autograder.scenarios import DEVICES, TOPICS, select
+from minigrad import seams
 
 # The key of a test cell's metadata that states what it checks (written by the exercise kit,
 # or by an instructor), so the sealed run reads data, never the cell's source.
@@ -36,10 +41,18 @@ class Check:
     rules: tuple[str, ...] | None
     topics: tuple[str, ...] | None
     device: str
+    seams: str | None = None  # the assignment whose graded functions are the student's
 
     def scenario_ids(self) -> list[str]:
         chosen = select(rules=self.rules, topics=self.topics, device=self.device)
         return [sc.id for sc in chosen]
+
+    def bound_functions(self) -> tuple[str, ...]:
+        """The student's functions this check binds into minigrad (those of its rules)."""
+        if self.seams is None:
+            return ()
+        rules = self.rules or [r for sc in select(topics=self.topics) for r in sc.rules]
+        return tuple(seams.functions_for(self.seams, rules))
 
 
 @dataclass(frozen=True)
@@ -123,7 +136,7 @@ def checks_of(cell: dict, grade_id: str) -> tuple[Check, ...]:
 
 
 def _check(item: dict) -> Check:
-    unknown = set(item) - {"topic", "topics", "rules", "device"}
+    unknown = set(item) - {"topic", "topics", "rules", "device", "seams"}
     if unknown:
         raise ValueError(f"unknown keys {sorted(unknown)}")
     topics = item.get("topics") or ([item["topic"]] if item.get("topic") else None)
@@ -135,8 +148,16 @@ def _check(item: dict) -> Check:
         raise ValueError(f"rules {rules!r} must be SPEC.md rule ids")
     if topics is not None and any(t not in TOPICS for t in topics):
         raise ValueError(f"topics {topics!r} must be among {TOPICS}")
-    return Check(
+    assignment = item.get("seams")
+    if assignment is not None and assignment not in seams.ASSIGNMENTS:
+        raise ValueError(f"seams {assignment!r} must be one of {seams.ASSIGNMENTS}")
+    check = Check(
         tuple(rules) if rules is not None else None,
         tuple(topics) if topics is not None else None,
         device,
+        assignment,
     )
+    if assignment is not None and not check.bound_functions():
+        # the engine's own functions would answer every scenario: points for nothing
+        raise ValueError(f"its rules decide none of {assignment}'s graded functions")
+    return check

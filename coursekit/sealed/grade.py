@@ -25,11 +25,21 @@ from autograder.report import NOT_RUN_NO_GPU, Report, ScenarioResult
 from autograder.scenarios import REGISTRY, load_catalogue
 from coursekit.exercises.grading import verdict
 from coursekit.sealed.contract import Contract, TestCell
-from coursekit.sealed.sandbox import Limits, Outcome, Sandbox, layers, missing_layers
+from coursekit.sealed.sandbox import (
+    Limits,
+    Outcome,
+    Sandbox,
+    layers,
+    missing_layers,
+    staged_engine,
+)
 from coursekit.sealed.submission import Program, assemble
 
 ENGINE_LABEL = "your engine"
-IMPORTABLE = "a graded notebook can import Python's standard library and NumPy, nothing else"
+IMPORTABLE = (
+    "a graded notebook can import Python's standard library, NumPy and minigrad (the engine "
+    "you are building), nothing else"
+)
 
 
 @dataclass
@@ -120,33 +130,53 @@ def grade_notebook(
 
 
 def _grade_device(tests, program: Program, device: str, seed: int, limits, result) -> None:
+    """One sealed run per set of bound functions: a cell's verdict depends only on the
+    student's functions of its rules (the staged engine has stubs for exactly those, and the
+    reference, as bytecode, for the rest), and no run holds the reference of what it grades."""
     load_catalogue()
-    ids = sorted({sid for t in tests for c in t.checks for sid in c.scenario_ids()})
-    request = {"cells": program.cells, "scenarios": ids, "seed": seed, "device": device,
-               "cell_s": limits.cell_s, "scenario_s": limits.scenario_s}  # fmt: skip
-    with Sandbox(limits, gpu=device == "cuda") as box:
-        outcome = box.run(request)
-    cell_reports, observed, channel_notes = _read_outcome(outcome, ids)
-    result.notes.extend(channel_notes)
+    groups: dict[tuple, set[str]] = {}
+    for test in tests:
+        for check in test.checks:
+            groups.setdefault(_bind_key(check), set()).update(check.scenario_ids())
+    observed, why, notes = {}, {}, []
+    cell_reports = None
+    for key, ids in groups.items():
+        ids = sorted(ids)
+        request = {"cells": program.cells, "scenarios": ids, "seed": seed, "device": device,
+                   "cell_s": limits.cell_s, "scenario_s": limits.scenario_s}  # fmt: skip
+        engine = None
+        if key:
+            assignment, functions = key
+            request["bind"] = {"assignment": assignment, "functions": list(functions)}
+            engine = staged_engine(((assignment, functions),))
+        with Sandbox(limits, gpu=device == "cuda", engine=engine) as box:
+            outcome = box.run(request)
+        reports, seen, channel_notes = _read_outcome(outcome, ids)
+        if cell_reports is None:  # the same cells run in every group: report them once
+            cell_reports = reports
+        bind = [r for r in reports if r.get("id") == "bind" and r.get("status") != "ok"]
+        notes += [n for n in channel_notes + _cell_notes(bind, program) if n not in notes]
+        observed.update({(key, sid): seen[sid] for sid in seen})
+        why[key] = outcome.problem or ""
+    cell_reports = [r for r in cell_reports or [] if r.get("id") != "bind"]
     cell_notes = _cell_notes(cell_reports, program)
-    result.notes.extend(cell_notes)
+    result.notes.extend(notes + cell_notes)
     for report in cell_reports:
         if report.get("kind") == "answer" and report.get("status") != "ok":
             result.answer_errors[str(report.get("id"))] = _error_text(report)
-    reference = _reference(tuple(ids), seed, device)
-    verdicts = {}
-    for sid in ids:
-        verdicts[sid] = _differences(reference["scenarios"][sid], observed.get(sid), device)
-    why = outcome.problem or ""
+    all_ids = sorted({sid for ids in groups.values() for sid in ids})
+    reference = _reference(tuple(all_ids), seed, device)
     for test in tests:
         scenario_results = []
         for check in test.checks:
+            key = _bind_key(check)
             for sid in check.scenario_ids():
-                diffs = verdicts[sid]
-                note = f"not observed ({why})" if why and sid not in observed else ""
+                diffs = _differences(reference["scenarios"][sid], observed.get((key, sid)), device)
+                missing = why[key] and (key, sid) not in observed
+                note = f"not observed ({why[key]})" if missing else ""
                 scenario_results.append(_scenario_result(sid, diffs, note))
         report = Report(ENGINE_LABEL, device, seed, _torch_version(), scenario_results,
-                        notes=cell_notes + channel_notes)  # fmt: skip
+                        notes=cell_notes + notes)  # fmt: skip
         passed = report.passed
         rules = sorted({r for c in test.checks for r in (c.rules or ())})
         result.cells[test.grade_id] = CellScore(
@@ -159,6 +189,11 @@ def _grade_device(tests, program: Program, device: str, seed: int, limits, resul
             scenarios=[r.id for r in scenario_results],
             failed=[r.id for r in scenario_results if r.status != "passed"],
         )
+
+
+def _bind_key(check) -> tuple:
+    """What a check's sealed run binds: (assignment, functions), or () for a whole engine."""
+    return (check.seams, check.bound_functions()) if check.seams else ()
 
 
 def _read_notebook(path: Path):

@@ -14,9 +14,11 @@ result, never silently skipped):
   counts processes per real uid and is not enforced for root);
 - namespace: bubblewrap builds the child's filesystem from nothing: /usr (without Python
   packages), a Python interpreter without site-packages, NumPy, the autograder's observing
-  side (staged copies) and an 8 MiB /tmp. The course directory, the gradebook, other
-  submissions, torch and minigrad do not exist in it; there is no network, and its processes
-  live in their own PID namespace (killing bwrap kills them all).
+  side (staged copies), the run's minigrad (staged by coursekit.edition: the graded
+  functions of the cell being graded are stubs, the other graded functions are bytecode
+  only) and an 8 MiB /tmp. The course directory, the gradebook, other submissions, torch
+  and minigrad's sources of reference answers do not exist in it; there is no network, and
+  its processes live in their own PID namespace (killing bwrap kills them all).
 """
 
 from __future__ import annotations
@@ -171,6 +173,21 @@ def staged_root() -> Path:
     return root
 
 
+@cache
+def staged_engine(stubs: tuple[tuple[str, tuple[str, ...]], ...]) -> Path:
+    """A directory holding the minigrad a sealed run imports: the graded functions named in
+    `stubs` ((assignment, names) pairs) are stubs, the others keep their reference answers as
+    bytecode (no source is staged)."""
+    from coursekit.edition import build_engine
+
+    root = Path(tempfile.mkdtemp(prefix="minigrad-sealed-engine-"))
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
+    build_engine(root, {assignment: list(names) for assignment, names in stubs}, sourceless=True)
+    for path in [root, *root.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return root
+
+
 def _package_dirs(name: str) -> list[Path]:
     """The directories of an installed package (and its bundled .libs), for read-only binds;
     none when it is not installed."""
@@ -192,7 +209,9 @@ def _python_home() -> tuple[Path, Path, Path]:
     return prefix, interpreter, purelib
 
 
-def _bwrap_args(limits: Limits, is_root: bool, gpu: bool) -> tuple[list[str], str]:
+def _bwrap_args(
+    limits: Limits, is_root: bool, gpu: bool, engine: Path | None
+) -> tuple[list[str], str]:
     prefix, interpreter, purelib = _python_home()
     python = f"{BOX}/python/{interpreter.relative_to(prefix)}"
     args = [shutil.which("bwrap"), *_unshare_args(is_root),
@@ -211,6 +230,8 @@ def _bwrap_args(limits: Limits, is_root: bool, gpu: bool) -> tuple[list[str], st
     if purelib.is_relative_to(prefix) and purelib.is_dir():
         args += ["--tmpfs", f"{BOX}/python/{purelib.relative_to(prefix)}"]
     args += ["--ro-bind", str(staged_root() / "lib"), f"{BOX}/lib"]
+    if engine is not None:
+        args += ["--ro-bind", str(engine), f"{BOX}/engine"]
     for name in ALLOWED_PACKAGES + (GPU_PACKAGES if gpu else ()):
         for directory in _package_dirs(name):
             args += ["--ro-bind", str(directory), f"{BOX}/site/{directory.name}"]
@@ -236,9 +257,9 @@ def _child_env(library_path: str) -> dict[str, str]:
     }
 
 
-def _child_code(lib: str, site: str, result_fd: int) -> str:
+def _child_code(paths: list[str], result_fd: int) -> str:
     return (
-        f"import sys; sys.path[:0] = [{lib!r}, {site!r}]; "
+        f"import sys; sys.path[:0] = {paths!r}; "
         f"from coursekit.sealed.child import main; main({result_fd})"
     )
 
@@ -303,9 +324,10 @@ def _kill_all_of(uid: int) -> None:
 
 
 class Sandbox:
-    def __init__(self, limits: Limits | None = None, gpu: bool = False):
+    def __init__(self, limits: Limits | None = None, gpu: bool = False, engine: Path | None = None):
         self.limits = limits or Limits()
         self.gpu = gpu
+        self.engine = engine  # a staged_engine() directory, or None: no minigrad at all
         self._slot = None
         self._stack = contextlib.ExitStack()
 
@@ -326,17 +348,21 @@ class Sandbox:
                     f"--nproc={nproc}", f"--fsize={lim.file_bytes}", "--nofile=256",
                     "--core=0", "--"]  # fmt: skip
         if state["namespace"] == "active":
-            wrap, python = _bwrap_args(lim, os.geteuid() == 0, self.gpu)
+            wrap, python = _bwrap_args(lim, os.geteuid() == 0, self.gpu, self.engine)
             cmd += wrap
-            lib, site = f"{BOX}/lib", f"{BOX}/site"
+            paths = [f"{BOX}/lib", f"{BOX}/site"]
+            engine = f"{BOX}/engine"
         else:
             python = str(_python_home()[1])
-            lib, site = str(staged_root() / "lib"), str(staged_root() / "site")
+            paths = [str(staged_root() / "lib"), str(staged_root() / "site")]
+            engine = str(self.engine)
+        if self.engine is not None:
+            paths.insert(0, engine)
         if self._slot:
             uid, gid = self._slot
             cmd += ["setpriv", f"--reuid={uid}", f"--regid={gid}", "--clear-groups",
                     "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]  # fmt: skip
-        return cmd + [python, "-I", "-S", "-c", _child_code(lib, site, result_fd)]
+        return cmd + [python, "-I", "-S", "-c", _child_code(paths, result_fd)]
 
     def run(self, request: dict) -> Outcome:
         """Send `request` to a fresh child; wait for its JSON answer, at most limits.wall_s."""

@@ -1,0 +1,102 @@
+"""minigrad with some of its graded functions left to the student: the class edition and the
+engines a sealed run grades with.
+
+The graded functions ("seams", minigrad/seams/<assignment>.py) hold their reference answers
+between nbgrader's solution markers. A stub replaces what is between the markers with
+`raise not_built(assignment, name)`, which names the assignment that builds the function.
+
+- The class edition (`build_engine(dest)`): every graded function a stub; what a class's
+  students install (see README, "Running a class"). No reference body is in it.
+- A sealed run's engine (`build_engine(dest, stubs={...}, sourceless=True)`): the functions a
+  test cell grades are stubs (the student's own are bound over them), every other graded
+  function keeps its reference answer, as bytecode only (no source file is staged).
+"""
+
+from __future__ import annotations
+
+import ast
+import py_compile
+import re
+import shutil
+from pathlib import Path
+
+import minigrad
+from minigrad.seams import ASSIGNMENTS
+
+ENGINE = Path(minigrad.__file__).resolve().parent
+SEAMS = ENGINE / "seams"
+_BEGIN = re.compile(r"^([ \t]*)### BEGIN SOLUTION[ \t]*$")
+_END = re.compile(r"^[ \t]*### END SOLUTION[ \t]*$")
+
+
+def seam_source(assignment: str) -> str:
+    return (SEAMS / f"{assignment}.py").read_text()
+
+
+def graded_functions(source: str) -> dict[str, str]:
+    """Each module-level function that holds solution markers, as written (docstring and
+    markers included): what an exercise's answer cell starts from."""
+    lines = source.splitlines()
+    found = {}
+    for name, (start, end) in _function_spans(source).items():
+        text = "\n".join(lines[start:end])
+        if "### BEGIN SOLUTION" in text:
+            found[name] = text
+    return found
+
+
+def _function_spans(source: str) -> dict[str, tuple[int, int]]:
+    """Line spans (0-based, end exclusive) of the module-level functions, with the indented
+    comment lines that close them (ast ends a function at its last statement, before its
+    `### END SOLUTION`)."""
+    lines = source.splitlines()
+    spans = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.FunctionDef):
+            end = node.end_lineno
+            while end < len(lines) and lines[end].startswith((" ", "\t")):
+                end += 1
+            spans[node.name] = (node.lineno - 1, end)
+    return spans
+
+
+def stubbed(source: str, assignment: str, names=None) -> str:
+    """`source` with the solution region of the functions `names` (all graded ones when None)
+    replaced by a stub naming the assignment."""
+    lines = source.splitlines()
+    spans = {n: s for n, s in _function_spans(source).items() if names is None or n in names}
+    out, skipping = [], False
+    owner = {i: name for name, (a, b) in spans.items() for i in range(a, b)}
+    for i, line in enumerate(lines):
+        begin = _BEGIN.match(line)
+        if begin and i in owner:
+            out.append(f'{begin[1]}raise not_built("{assignment}", "{owner[i]}")')
+            skipping = True
+        elif skipping:
+            skipping = not _END.match(line)
+        else:
+            out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def build_engine(dest: Path, stubs: dict[str, list[str] | None] | None = None,
+                 sourceless: bool = False) -> Path:  # fmt: skip
+    """Copy minigrad into dest/minigrad with the graded functions of `stubs` (assignment ->
+    names, None for all of them; `stubs` None: every graded function of every assignment)
+    replaced by stubs. sourceless: the seam modules are staged as bytecode only."""
+    stubs = {a: None for a in ASSIGNMENTS} if stubs is None else stubs
+    package = Path(dest) / "minigrad"
+    shutil.copytree(ENGINE, package, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for assignment in ASSIGNMENTS:
+        path = package / "seams" / f"{assignment}.py"
+        if not path.exists():  # TEMPORARY until every assignment has its seam module
+            continue
+        source = seam_source(assignment)
+        if assignment in stubs:
+            source = stubbed(source, assignment, stubs[assignment])
+        path.write_text(source)
+        if sourceless:
+            # a .pyc beside the module's name is imported without its source (PEP 3147 legacy)
+            py_compile.compile(str(path), cfile=str(path.with_suffix(".pyc")), doraise=True)
+            path.unlink()
+    return package
