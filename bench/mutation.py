@@ -107,8 +107,9 @@ def run(names: list[str]) -> dict:
 
     from autograder import observe
     from autograder.scenarios import select
+    from coursekit.edition import graded_functions, seam_source
     from coursekit.exercises.assignments import ASSIGNMENTS
-    from coursekit.exercises.cells import read_cells, without_markers
+    from coursekit.exercises.cells import without_markers
 
     results = {}
     for a in ASSIGNMENTS:
@@ -117,15 +118,13 @@ def run(names: list[str]) -> dict:
         ids = [sc.id for sc in select(rules=list(a.rules), topics=[a.topic], device="cpu")]
         references = {seed: observe(torch, ids, seed=seed) for seed in SEEDS}
         killed, survivors, started = 0, [], time.monotonic()
-        for cell in read_cells(a.part_file):
-            if cell.kind != "solution":
-                continue
-            original = without_markers(cell.source)
+        for function in graded_functions(seam_source(a.name)).values():
+            original = without_markers(function)
             index = 0
-            while (mutant := mutate(cell.source, index)) is not None:
+            while (mutant := mutate(function, index)) is not None:
                 index += 1
                 source, what = mutant
-                if _loses_points(source, original, ids, references):
+                if _loses_points(a.name, source, original, ids, references):
                     killed += 1
                 else:
                     survivors.append(what)
@@ -141,14 +140,13 @@ def run(names: list[str]) -> dict:
     return results
 
 
-def _loses_points(source: str, original: str, ids, references) -> bool:
-    from autograder import compare, engine_from, observe
-    from coursekit.exercises.planted import reference_engine
+def _loses_points(assignment: str, source: str, original: str, ids, references) -> bool:
+    from autograder import compare, observe
+    from coursekit.exercises.planted import answered_engine
 
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), answered_engine(assignment, (original, source)) as engine:
             warnings.simplefilter("ignore")
-            engine = engine_from(reference_engine((original, source)), name="engine")
             for seed, reference in references.items():
                 if any(compare(reference, observe(engine, ids, seed=seed)).values()):
                     return True

@@ -320,12 +320,12 @@ def test_a_failing_visible_check_names_the_rule_the_section_and_the_first_differ
     lecture teaches it, and PyTorch's output next to the engine's, printed as PyTorch prints."""
     from autograder.rules import statement
     from coursekit.exercises.grading import check_rule
-    from coursekit.exercises.planted import reference_engine
+    from coursekit.exercises.planted import answer_functions
 
     rule, right, wrong = next(bug for bug in BUGS["leaf_nodes"] if bug[0] == "L8")
-    check_rule(reference_engine(), "leaf", [rule])  # the right answer: silent
+    check_rule(answer_functions("leaf_nodes"), "leaf_nodes", [rule])  # the right answer: silent
     with pytest.raises(AssertionError) as failed:
-        check_rule(reference_engine((right, wrong)), "leaf", [rule])
+        check_rule(answer_functions("leaf_nodes", (right, wrong)), "leaf_nodes", [rule])
     text = str(failed.value)
     assert text.startswith(f"NOT PASSED: rule {rule}\n{rule}: {statement(rule)}")
     assert 'Reread lecture 02_leaf_nodes, section "' in text
@@ -360,11 +360,12 @@ def test_a_values_difference_shows_tensors_as_pytorch_prints_them():
 
 
 def test_grading_uses_the_pipelines_seed(monkeypatch):
-    from coursekit.exercises.grading import SEED_VARIABLE, check_notebook_engine
-    from coursekit.exercises.planted import reference_engine
+    from coursekit.exercises.grading import SEED_VARIABLE, check_seams
+    from coursekit.exercises.planted import answer_functions
 
+    answers = answer_functions("leaf_nodes")
     monkeypatch.setenv(SEED_VARIABLE, "1234")
-    report = check_notebook_engine(reference_engine(), "devices", ["V3"])
+    report = check_seams(answers, "leaf_nodes", ["L3"])
     assert report.seed == 1234 and report.passed
     monkeypatch.delenv(SEED_VARIABLE)
-    assert check_notebook_engine(reference_engine(), "devices", ["V3"], seed=7).seed == 7
+    assert check_seams(answers, "leaf_nodes", ["L3"], seed=7).seed == 7

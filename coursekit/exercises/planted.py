@@ -8,6 +8,7 @@ class of students from them.
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import nbformat
@@ -18,15 +19,31 @@ from coursekit.exercises.release import SOLUTIONS
 # (rule, text of the reference answer, what the buggy answer has instead)
 BUGS = {
     "leaf_nodes": [
-        (  # gradients overwritten instead of accumulated
+        (  # later gradients are added in, but .grad's version does not count the change
             "L8",
-            "        tensor._grad._data += grad._data\n        bump_version(tensor._grad)",
-            "        tensor._grad = grad",
+            "        tensor._grad._version_counter.value += 1\n",
+            "",
         ),
-        (  # retain_grad() marks leaves too
+        (  # retain_grad() marks the tensor but never registers it with its node
             "L4",
-            "    if tensor.grad_fn is not None:\n        tensor._retains_grad = True",
-            "    tensor._retains_grad = True",
+            "    fn._retained = (fn._retained or []) + [(tensor._output_nr, tensor)]\n",
+            "",
+        ),
+        (  # a retained non-leaf's .grad is added into in place (a leaf's way), not replaced
+            "L11",
+            "            grad, version = tensor._grad._data + grad, 0\n",
+            "            tensor._grad._data += grad\n"
+            "            grad, version = tensor._grad._data, 0\n",
+        ),
+        (  # a leaf turned off before backward() still gets its gradient
+            "L12",
+            "    if not retained and not tensor._requires_grad:\n        return\n",
+            "",
+        ),
+        (  # the .grad setter takes a gradient of another shape
+            "L13",
+            "        if value.shape != tensor.shape:\n",
+            "        if False:\n",
         ),
     ],
     "detach_numpy": [
@@ -123,23 +140,35 @@ def answered(released: Path, name: str, edit=None, preamble: str = "") -> str:
     return nbformat.writes(nb)
 
 
-def reference_engine(edit=None) -> dict:
-    """The namespace a notebook with every reference answer has (skeleton and five parts),
-    optionally with one planted bug: for checking answers without running a notebook."""
-    from coursekit.exercises.assignments import ASSIGNMENTS, KIT
-    from coursekit.exercises.cells import read_cells
+def answer_functions(assignment: str, edit=None) -> dict:
+    """The assignment's graded functions as a student's notebook defines them from the
+    reference answers (markers removed), optionally with one planted bug: the seam module's
+    helpers, then the answers, executed in one namespace."""
+    from coursekit.edition import graded_functions, seam_source
+    from minigrad import seams
 
-    sources = [c.source for c in read_cells(KIT / "skeleton.py") if c.kind == "code"]
-    for a in ASSIGNMENTS:
-        sources += [
-            without_markers(c.source)
-            for c in read_cells(a.part_file)
-            if c.kind in ("code", "solution")
-        ]
-    source = "\n\n".join(sources)
+    source = "\n\n".join(
+        without_markers(f) for f in graded_functions(seam_source(assignment)).values()
+    )
     if edit is not None:
         assert source.count(edit[0]) == 1, edit[0]
         source = source.replace(*edit)
-    namespace = {"__name__": "reference_engine"}
-    exec(compile(source, "<reference engine>", "exec"), namespace)
+    helpers = seams.module(assignment)
+    namespace = {"__name__": "answers", **{n: getattr(helpers, n) for n in helpers.__all__}}
+    exec(compile(source, f"<{assignment} answers>", "exec"), namespace)
     return namespace
+
+
+@contextlib.contextmanager
+def answered_engine(assignment: str, edit=None):
+    """minigrad with the assignment's reference answers (one bug planted by `edit`) bound in,
+    as a module a fresh process cannot import (scenarios then run where the binding is)."""
+    import minigrad
+    from autograder.engine import unimportable_copy
+    from minigrad import seams
+
+    seams.use(assignment, answer_functions(assignment, edit))
+    try:
+        yield unimportable_copy(minigrad, "engine")
+    finally:
+        seams.reset(assignment)

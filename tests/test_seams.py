@@ -1,0 +1,167 @@
+"""One engine: the graded functions live in minigrad itself (minigrad/seams), the exercises
+bind a student's functions into it, and nobody's copy carries a reference body it should not.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import warnings
+
+import nbformat
+import pytest
+
+import minigrad
+from coursekit.edition import build_engine, graded_functions, seam_source, stubbed
+from coursekit.exercises.assignments import ASSIGNMENTS, BY_NAME
+from coursekit.exercises.cells import SOLUTION_MARKERS
+from coursekit.exercises.grading import check_seams
+from coursekit.exercises.planted import answer_functions
+from coursekit.exercises.release import EXERCISES
+from minigrad import seams
+
+MAX_GIVEN_LINES = 400
+NAMES = [a.name for a in ASSIGNMENTS]
+
+
+def reference_bodies(assignment: str) -> dict[str, str]:
+    """Each graded function's reference body: the lines between its solution markers."""
+    bodies = {}
+    for name, text in graded_functions(seam_source(assignment)).items():
+        inside = text.split("### BEGIN SOLUTION\n", 1)[1].rsplit("### END SOLUTION", 1)[0]
+        lines = [line.strip() for line in inside.splitlines() if line.strip()]
+        bodies[name] = "\n".join(lines)
+    return bodies
+
+
+def _normalised(text: str) -> str:
+    return "\n".join(line.strip() for line in text.splitlines() if line.strip())
+
+
+def test_course_order_is_the_lectures():
+    assert NAMES == list(seams.ASSIGNMENTS)
+    assert [a.lecture for a in ASSIGNMENTS] == sorted(a.lecture for a in ASSIGNMENTS)
+
+
+@pytest.mark.parametrize("assignment", NAMES)
+def test_every_graded_function_is_in_graded_and_marked(assignment):
+    module = seams.module(assignment)
+    assert set(graded_functions(seam_source(assignment))) == set(module.GRADED)
+    assert not set(module.GRADED) & set(module.__all__), "helpers must not export answers"
+    assert BY_NAME[assignment].rules, "an assignment grades at least one rule"
+
+
+@pytest.mark.parametrize("assignment", NAMES)
+def test_the_engine_calls_each_graded_function(assignment):
+    """Binding a stub for one function fails a scenario of its rules, with the message that
+    names the assignment: the engine goes through the seam, not through a copy of it."""
+    BY_NAME[assignment].topic
+    for name, rules in seams.graded(assignment).items():
+        namespace = with_stubs(assignment, [name])
+        report = check_seams(namespace, assignment, list(rules), seed=5)
+        assert not report.passed, (
+            f"{name} stubbed, yet rules {rules} pass: the engine never calls it"
+        )
+        text = str(report)
+        assert f"{name}() is not built yet" in text and assignment in text, text[:2000]
+
+
+def test_one_right_function_earns_exactly_its_rules():
+    """Grading in isolation: with only read_grad written, the L3 cell passes and every other
+    cell of leaf_nodes fails, the reference standing in for nothing but the others' rules."""
+    written = with_stubs("leaf_nodes", [n for n in seams.graded("leaf_nodes") if n != "read_grad"])
+    outcome = {rule: check_seams(written, "leaf_nodes", [rule], seed=9).passed
+               for rule in BY_NAME["leaf_nodes"].rules}  # fmt: skip
+    assert outcome == {rule: rule == "L3" for rule in outcome}
+
+
+def with_stubs(assignment: str, names) -> dict:
+    """The reference answers' namespace with the functions `names` replaced by stubs."""
+    namespace = answer_functions(assignment)
+    for name in names:
+        text = graded_functions(seam_source(assignment))[name]
+        exec(
+            stubbed(text + "\n", assignment), {**namespace, "not_built": seams.not_built}, namespace
+        )
+    return namespace
+
+
+def test_use_names_a_missing_function_and_a_wrong_signature():
+    with pytest.raises(NameError, match="read_grad is not defined"):
+        seams.use("leaf_nodes", {}, ["read_grad"])
+    with pytest.raises(TypeError, match=r"read_grad must take the parameters \(tensor\)"):
+        seams.use("leaf_nodes", {"read_grad": lambda t, extra: None}, ["read_grad"])
+    with pytest.raises(ValueError, match="no assignment named"):
+        seams.use("leaf", {})
+    seams.reset()
+
+
+def test_use_then_reset_gives_the_engine_back():
+    x = minigrad.tensor([1.0], requires_grad=True)
+    seams.use("leaf_nodes", {"read_grad": lambda tensor: "mine"}, ["read_grad"])
+    try:
+        assert x.grad == "mine"
+    finally:
+        seams.reset()
+    assert x.grad is None
+
+
+def _given_lines(nb) -> int:
+    return sum(
+        len(c.source.splitlines())
+        for c in nb.cells
+        if c.cell_type == "code" and not c.metadata.get("nbgrader", {}).get("solution")
+    )
+
+
+@pytest.mark.parametrize("assignment", NAMES)
+def test_released_notebook_is_short(assignment):
+    nb = nbformat.read(EXERCISES / assignment / f"{assignment}.ipynb", as_version=4)
+    assert _given_lines(nb) <= MAX_GIVEN_LINES
+
+
+def test_no_released_file_holds_a_reference_body():
+    """Every file under exercises/ (each cell of a notebook read on its own), for the
+    reference body of every graded function of every assignment."""
+    bodies = {(a, n): b for a in NAMES for n, b in reference_bodies(a).items()}
+    texts = {}
+    for path in EXERCISES.rglob("*"):
+        if path.suffix == ".ipynb":
+            nb = json.loads(path.read_text())
+            text = "\n".join("".join(c["source"]) for c in nb["cells"])
+        elif path.is_file():
+            text = path.read_text(errors="replace")
+        else:
+            continue
+        texts[path] = _normalised(text)
+    assert texts
+    found = [(str(p), key) for p, text in texts.items() for key, b in bodies.items() if b in text]
+    assert not found
+
+
+def test_the_class_edition_holds_no_reference_body_and_names_the_assignment(tmp_path):
+    package = build_engine(tmp_path)
+    text = "\n".join(_normalised(p.read_text()) for p in package.rglob("*.py"))
+    for assignment in NAMES:
+        for name, body in reference_bodies(assignment).items():
+            assert body not in text, f"{assignment}.{name}'s reference body is in the edition"
+    assert not SOLUTION_MARKERS.search(text + "\n")
+    probe = (
+        "import minigrad\n"
+        "x = minigrad.tensor([1.0], requires_grad=True)\n"
+        "try:\n    x.grad\nexcept NotImplementedError as e:\n    print(e)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True,
+                         text=True, check=True)  # fmt: skip
+    assert re.match(r"read_grad\(\) is not built yet: you write it in assignment 1, leaf_nodes",
+                    out.stdout), out.stdout  # fmt: skip
+
+
+def test_a_seam_defined_in_the_engine_matches_its_reference_edition():
+    """The self-paced engine is the reference edition: its seams carry the markers."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for assignment in NAMES:
+            assert "### BEGIN SOLUTION" in seam_source(assignment)
