@@ -11,7 +11,7 @@ import numpy as np
 from . import _dtypes, _ranges, ops
 from . import _messages as msg
 from . import random as random_values
-from ._device import CPU, canonical, to_device_array
+from ._device import canonical, to_device_array
 from ._size import normalize_size
 from ._warnings import warn
 from .random import sample
@@ -139,13 +139,7 @@ def _check_ragged(data):
 
 
 def from_numpy(array):
-    if not isinstance(array, np.ndarray):
-        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
-    if builtins.any(s < 0 for s in array.strides):
-        raise ValueError(msg.NEGATIVE_STRIDES)
-    if not array.flags.writeable:
-        warn(msg.NON_WRITABLE_NUMPY, once_key="non-writable-numpy")
-    return Tensor._make(array, CPU, _dtypes.from_numpy_dtype(array.dtype))
+    return _detach_numpy.from_numpy(array)
 
 
 def as_tensor(data, dtype=None, device=None):
@@ -461,3 +455,7 @@ HalfTensor = _legacy_type("HalfTensor", _dtypes.float16)
 
 # NumPy warns on overflowing casts (tensor([1e40]) is inf), where PyTorch is silent
 ops.quiet_functions(globals())
+
+# The graded functions students build live in seams/ and call back into the factories and
+# Tensor: imported last.
+from .seams import detach_numpy as _detach_numpy  # noqa: E402
