@@ -891,7 +891,7 @@ def matmul(self, other):
     if da == 1 and db == 2:
         out = mm(self.unsqueeze(0), other)
         out._data = out._data.reshape(out._data.shape[1:])
-        out._version_counter.value += 1  # PyTorch squeezes the mm result in place
+        _versions.bump_version(out)  # PyTorch squeezes the mm result in place
         if out._grad_fn is not None:
             out._grad_fn = F.SqueezeBackward4((out._edge(),), (1,) + out._data.shape)
         return out
@@ -1038,7 +1038,7 @@ def _view(self, data, node_cls, view_fn, *node_args, flags=None):
     """A tensor sharing `self`'s memory and version counter, recorded as a view."""
     base = self._base if self._base is not None else self
     out = Tensor._make(data, self._device, self._dtype)
-    out._version_counter = self._version_counter
+    _versions.share_version(out, self)
     out._base = base
     parent_fn = self._view_fn
     out._view_fn = view_fn if parent_fn is None else (lambda a: view_fn(parent_fn(a)))
@@ -1462,19 +1462,6 @@ def _index_put(self, index, value):
 # -- in-place ------------------------------------------------------------------------------
 
 
-def _check_inplace(self):
-    """PyTorch's refusals of in-place writes into tensors autograd must keep intact (its
-    check_inplace, run when the write is recorded: grad mode on and some input requires grad)."""
-    base = self._base
-    if base is not None:
-        if self._view_flags is not None:
-            raise RuntimeError(self._view_rebase_message(indirect=False))
-        if self.requires_grad and base.grad_fn is None:
-            raise RuntimeError(msg.VIEW_OF_LEAF_INPLACE)
-    if self.requires_grad and self.grad_fn is None:
-        raise RuntimeError(msg.LEAF_INPLACE)
-
-
 def _refuse_overlap(self):
     if _overlaps_itself(self._data):
         raise RuntimeError(msg.INTERNAL_OVERLAP)
@@ -1487,8 +1474,8 @@ def _inplace(self, op, others=(), overlap_ok=False):
     tracked = grad_mode._enabled and (
         self.requires_grad or builtins.any(o is not None and o.requires_grad for o in others)
     )
-    if tracked:
-        _check_inplace(self)
+    if tracked:  # PyTorch's refusals, run when the write is recorded
+        _versions.check_inplace(self)
     if not overlap_ok:  # after autograd's refusals, as in PyTorch
         _refuse_overlap(self)
     if not tracked:
@@ -1549,7 +1536,7 @@ def _write(self, data):
             )
         data = data.astype(self._data.dtype)
     self._data[...] = data
-    self._version_counter.value += 1
+    _versions.bump_version(self)
 
 
 def _inplace_binary(fn, ufunc_name=None):
@@ -1579,7 +1566,7 @@ def _write_directly(self, other, ufunc_name):
     if getattr(b, "ndim", 0) and np.broadcast_shapes(self._data.shape, b.shape) != self._data.shape:
         return False
     getattr(self._xp, ufunc_name)(self._data, b, out=self._data)
-    self._version_counter.value += 1
+    _versions.bump_version(self)
     return True
 
 
@@ -2025,7 +2012,7 @@ def _into_out(name, result, out, inputs):
         out._data = data.copy() if data is result._data else data
     else:
         out._data[...] = data
-    out._version_counter.value += 1
+    _versions.bump_version(out)
     return out
 
 
@@ -2136,3 +2123,7 @@ def quiet_functions(namespace):
 
 
 quiet_functions(globals())
+
+# The graded functions students build live in seams/ and call back into these operations:
+# imported last, once every operation above exists.
+from .seams import inplace_versions as _versions  # noqa: E402

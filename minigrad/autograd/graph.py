@@ -153,19 +153,10 @@ class Node:
         if self._freed:
             raise RuntimeError(msg.SECOND_BACKWARD)
         out = {}
+        unpack_saved = _seams.inplace_versions.unpack_saved  # the version check
         for key, s in (self._saved or {}).items():
-            if isinstance(s, Saved):
-                if s.counter.value != s.version:
-                    raise RuntimeError(self._version_error(s))
-                out[key] = s.data
-            else:
-                out[key] = s
+            out[key] = unpack_saved(s, self) if isinstance(s, Saved) else s
         return out
-
-    def _version_error(self, s):
-        node = self if s.is_output else s.tensor.grad_fn
-        producer = producer_name(node) if node is not None else None
-        return msg.version_mismatch(s.type_name, s.data.shape, producer, s.counter.value, s.version)
 
     def release(self):
         """Drop what was saved; the names stay, and reading one says backward() freed it."""
