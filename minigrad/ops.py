@@ -963,24 +963,7 @@ def _parse_to(args, kwargs):
 
 def to(self, *args, **kwargs):
     dev, dtype, copy = _parse_to(args, kwargs)
-    dev = dev or self._device
-    dtype = dtype or self._dtype
-    if dev == self._device and dtype is self._dtype and not copy:
-        return self
-    return _to_copy(self, dev, dtype)
-
-
-def _to_copy(self, dev, dtype):
-    from ._device import to_device_array
-
-    data = to_device_array(self._data, dev)
-    data = data.astype(dtype.np) if data.dtype != dtype.np else data.copy()
-    if data is self._data:
-        data = data.copy()
-    out = Tensor._make(data, dev, dtype)
-    if _needs_grad(self) and dtype.is_floating_point:
-        out._grad_fn = F.ToCopyBackward0((self._edge(),), self._dtype, self._device)
-    return out
+    return _devices.to(self, dev, dtype, copy)
 
 
 def cuda(self, device=None, non_blocking=False):
@@ -2126,4 +2109,5 @@ quiet_functions(globals())
 
 # The graded functions students build live in seams/ and call back into these operations:
 # imported last, once every operation above exists.
+from .seams import devices as _devices  # noqa: E402
 from .seams import inplace_versions as _versions  # noqa: E402
