@@ -73,41 +73,10 @@ def _scalars_dtype(*values):
     return _dtypes.result_type(*(v.item() if isinstance(v, Tensor) else v for v in values))
 
 
-def _to_python(values):
-    """Nested lists with any tensors inside replaced by their Python scalars."""
-    if isinstance(values, (list, tuple)):
-        return [_to_python(v) for v in values]
-    if isinstance(values, Tensor):
-        return values._scalar(warn_if_grad=True)
-    return values
-
-
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     dtype = _dtypes.argument("tensor", dtype)
     _bool_flag("tensor", requires_grad)
-    if isinstance(data, Tensor):
-        warn(msg.COPY_CONSTRUCT.format(f"{msg.LIB}.tensor"))
-        src = data.detach()
-        arr = src._data.astype((dtype or src._dtype).np, copy=True)
-        if device is None:
-            device = src._device
-        return _finish(arr, device, dtype or src._dtype, requires_grad)
-    if isinstance(data, (np.ndarray, np.generic)):  # a NumPy scalar keeps its dtype too
-        target = dtype or _dtypes.from_numpy_dtype(data.dtype)
-        return _finish(np.array(data, dtype=target.np, copy=True), device, target, requires_grad)
-    if hasattr(data, "__cuda_array_interface__"):
-        arr = data.copy()
-        return _finish(arr, device or "cuda", dtype, requires_grad)
-    target = dtype or _infer_dtype(data)
-    _check_ragged(data)
-    values = _to_python(data)
-    try:
-        arr = np.array(values, dtype=target.np)
-    except OverflowError:  # PyTorch reads every Python int as a C long long first
-        if _int_beyond_int64(values):
-            raise ValueError(msg.OVERFLOW_LONG_LONG) from None
-        raise RuntimeError(msg.VALUE_OVERFLOW.format(target.name)) from None
-    return _finish(arr, device, target, requires_grad)
+    return _rebuild.tensor(data, dtype, device, requires_grad)
 
 
 def _int_beyond_int64(values):
@@ -409,7 +378,7 @@ def legacy_construct(cls, dtype, args, kwargs, typed=False):
     if args and builtins.all(isinstance(a, (builtins.int, np.integer)) for a in args):
         return _finish(np.zeros(tuple(args), dtype=dtype.np), device, dtype, False)
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
-        return _finish(np.array(_to_python(args[0]), dtype=dtype.np), device, dtype, False)
+        return _finish(np.array(_rebuild.to_python(args[0]), dtype=dtype.np), device, dtype, False)
     if len(args) == 1 and isinstance(args[0], np.ndarray):
         return _finish(args[0].astype(dtype.np, copy=True), device, dtype, False)
     if not args:
@@ -460,3 +429,4 @@ ops.quiet_functions(globals())
 # Tensor: imported last.
 from .seams import detach_numpy as _detach_numpy  # noqa: E402
 from .seams import inplace_versions as _versions  # noqa: E402
+from .seams import rebuilding_tensors as _rebuild  # noqa: E402

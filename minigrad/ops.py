@@ -1404,14 +1404,7 @@ def setitem(self, index, value):
     value = _checked_scalar(value, self._dtype, half=False)
     parts, _, is_tuple = _normalize_index(index)
     _check_index(parts, self._data.shape, is_tuple)
-    if _is_basic(parts):
-        index = parts + (Ellipsis,) if Ellipsis not in parts else parts
-        region = getitem(self, index)  # a view of self, refused as PyTorch refuses it
-        if isinstance(value, Tensor):
-            value = _fit_value(value, region._data.shape)
-        copy_(region, value)
-        return
-    _index_put(self, parts, value)
+    _rebuild.setitem(self, parts, value)
 
 
 def _fit_value(value, shape):
@@ -1425,21 +1418,6 @@ def _fit_value(value, shape):
         value = value.view(vshape[lead:])
     _expanded_shape(value, shape)
     return value
-
-
-def _index_put(self, index, value):
-    value_t = value if isinstance(value, Tensor) else None
-
-    def op(old):
-        data = old._data.copy()
-        data[index] = value_t._data.astype(data.dtype) if value_t is not None else value
-        out = Tensor._make(data, old._device, old._dtype)
-        if _needs_grad(old, value_t):
-            meta = _meta(value_t) if value_t is not None else None
-            out._grad_fn = F.IndexPutBackward0((old._edge(), _edge(value_t)), index, meta)
-        return out
-
-    _inplace(self, op, others=(value_t,))
 
 
 # -- in-place ------------------------------------------------------------------------------
@@ -1743,47 +1721,11 @@ def _join_prepare(tensors, what):
 
 
 def stack(tensors, dim=0):
-    tensors, dtype, device = _join_prepare(tensors, "stack")
-    shape = tensors[0]._data.shape
-    for i, t in enumerate(tensors[1:], 1):
-        if t._data.shape != shape:
-            raise RuntimeError(
-                "stack expects each tensor to be equal size, but got "
-                f"{list(shape)} at entry 0 and {list(t._data.shape)} at entry {i}"
-            )
-    xp = tensors[0]._xp
-    d = wrap_dim(dim, len(shape) + 1)
-    data = xp.stack([t._data.astype(dtype.np, copy=False) for t in tensors], axis=d)
-    out = Tensor._make(data, device, dtype)
-    if _needs_grad(*tensors) and dtype.is_floating_point:
-        out._grad_fn = F.StackBackward0(
-            tuple(t._edge() for t in tensors), d, [_meta(t) for t in tensors]
-        )
-    return out
+    return _rebuild.stack(tensors, dim)
 
 
 def cat(tensors, dim=0):
-    tensors, dtype, device = _join_prepare(tensors, "cat")
-    for i, t in enumerate(tensors):
-        if t._data.ndim == 0:
-            raise RuntimeError(msg.CAT_ZERO_DIM.format(i))
-    first = tensors[0]._data.shape
-    d = wrap_dim(dim, len(first))
-    for i, t in enumerate(tensors[1:], 1):
-        shape = t._data.shape
-        if len(shape) != len(first):
-            raise RuntimeError(msg.cat_ndim(len(first), len(shape)))
-        for k, (want, got) in enumerate(zip(first, shape)):
-            if k != d and want != got:
-                raise RuntimeError(msg.cat_sizes(d, want, got, i))
-    xp = tensors[0]._xp
-    data = xp.concatenate([t._data.astype(dtype.np, copy=False) for t in tensors], axis=d)
-    out = Tensor._make(data, device, dtype)
-    if _needs_grad(*tensors) and dtype.is_floating_point:
-        out._grad_fn = F.CatBackward0(
-            tuple(t._edge() for t in tensors), d, [_meta(t) for t in tensors]
-        )
-    return out
+    return _rebuild.cat(tensors, dim)
 
 
 def where(condition, input, other):  # noqa: A002
@@ -2111,3 +2053,4 @@ quiet_functions(globals())
 # imported last, once every operation above exists.
 from .seams import devices as _devices  # noqa: E402
 from .seams import inplace_versions as _versions  # noqa: E402
+from .seams import rebuilding_tensors as _rebuild  # noqa: E402
