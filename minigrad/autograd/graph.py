@@ -153,9 +153,11 @@ class Node:
         if self._freed:
             raise RuntimeError(msg.SECOND_BACKWARD)
         out = {}
-        unpack_saved = _seams.inplace_versions.unpack_saved  # the version check
         for key, s in (self._saved or {}).items():
-            out[key] = unpack_saved(s, self) if isinstance(s, Saved) else s
+            if isinstance(s, Saved):  # checked against in-place changes since it was saved
+                out[key] = _seams.inplace_versions.unpack_saved(s, self)
+            else:
+                out[key] = s
         return out
 
     def release(self):
