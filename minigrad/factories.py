@@ -11,7 +11,7 @@ import numpy as np
 from . import _dtypes, _ranges, ops
 from . import _messages as msg
 from . import random as random_values
-from ._device import CPU, canonical, to_device_array
+from ._device import canonical, to_device_array
 from ._size import normalize_size
 from ._warnings import warn
 from .random import sample
@@ -73,41 +73,10 @@ def _scalars_dtype(*values):
     return _dtypes.result_type(*(v.item() if isinstance(v, Tensor) else v for v in values))
 
 
-def _to_python(values):
-    """Nested lists with any tensors inside replaced by their Python scalars."""
-    if isinstance(values, (list, tuple)):
-        return [_to_python(v) for v in values]
-    if isinstance(values, Tensor):
-        return values._scalar(warn_if_grad=True)
-    return values
-
-
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     dtype = _dtypes.argument("tensor", dtype)
     _bool_flag("tensor", requires_grad)
-    if isinstance(data, Tensor):
-        warn(msg.COPY_CONSTRUCT.format(f"{msg.LIB}.tensor"))
-        src = data.detach()
-        arr = src._data.astype((dtype or src._dtype).np, copy=True)
-        if device is None:
-            device = src._device
-        return _finish(arr, device, dtype or src._dtype, requires_grad)
-    if isinstance(data, (np.ndarray, np.generic)):  # a NumPy scalar keeps its dtype too
-        target = dtype or _dtypes.from_numpy_dtype(data.dtype)
-        return _finish(np.array(data, dtype=target.np, copy=True), device, target, requires_grad)
-    if hasattr(data, "__cuda_array_interface__"):
-        arr = data.copy()
-        return _finish(arr, device or "cuda", dtype, requires_grad)
-    target = dtype or _infer_dtype(data)
-    _check_ragged(data)
-    values = _to_python(data)
-    try:
-        arr = np.array(values, dtype=target.np)
-    except OverflowError:  # PyTorch reads every Python int as a C long long first
-        if _int_beyond_int64(values):
-            raise ValueError(msg.OVERFLOW_LONG_LONG) from None
-        raise RuntimeError(msg.VALUE_OVERFLOW.format(target.name)) from None
-    return _finish(arr, device, target, requires_grad)
+    return _rebuild.tensor(data, dtype, device, requires_grad)
 
 
 def _int_beyond_int64(values):
@@ -139,13 +108,7 @@ def _check_ragged(data):
 
 
 def from_numpy(array):
-    if not isinstance(array, np.ndarray):
-        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
-    if builtins.any(s < 0 for s in array.strides):
-        raise ValueError(msg.NEGATIVE_STRIDES)
-    if not array.flags.writeable:
-        warn(msg.NON_WRITABLE_NUMPY, once_key="non-writable-numpy")
-    return Tensor._make(array, CPU, _dtypes.from_numpy_dtype(array.dtype))
+    return _detach_numpy.from_numpy(array)
 
 
 def as_tensor(data, dtype=None, device=None):
@@ -415,7 +378,7 @@ def legacy_construct(cls, dtype, args, kwargs, typed=False):
     if args and builtins.all(isinstance(a, (builtins.int, np.integer)) for a in args):
         return _finish(np.zeros(tuple(args), dtype=dtype.np), device, dtype, False)
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
-        return _finish(np.array(_to_python(args[0]), dtype=dtype.np), device, dtype, False)
+        return _finish(np.array(_rebuild.to_python(args[0]), dtype=dtype.np), device, dtype, False)
     if len(args) == 1 and isinstance(args[0], np.ndarray):
         return _finish(args[0].astype(dtype.np, copy=True), device, dtype, False)
     if not args:
@@ -428,7 +391,7 @@ def _alias(src):
     from .ops import _needs_grad
 
     out = Tensor._make(src._data, src._device, src._dtype)
-    out._version_counter = src._version_counter
+    _versions.share_version(out, src)
     if _needs_grad(src):
         out._grad_fn = F.AliasBackward0((src._edge(),))
     return out
@@ -461,3 +424,9 @@ HalfTensor = _legacy_type("HalfTensor", _dtypes.float16)
 
 # NumPy warns on overflowing casts (tensor([1e40]) is inf), where PyTorch is silent
 ops.quiet_functions(globals())
+
+# The graded functions students build live in seams/ and call back into the factories and
+# Tensor: imported last.
+from .seams import detach_numpy as _detach_numpy  # noqa: E402
+from .seams import inplace_versions as _versions  # noqa: E402
+from .seams import rebuilding_tensors as _rebuild  # noqa: E402

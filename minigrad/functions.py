@@ -10,6 +10,7 @@ import operator
 
 import numpy as np
 
+from . import seams as _seams  # its modules are loaded once the operations are (ops.py)
 from .autograd.graph import Node
 
 HALF = np.dtype(np.float16)
@@ -547,9 +548,7 @@ class ToCopyBackward0(Node):
         self.src_dtype, self.src_device = src_dtype, src_device
 
     def apply(self, g):
-        from ._device import to_device_array
-
-        return (to_device_array(g, self.src_device).astype(self.src_dtype.np, copy=False),)
+        return (_seams.devices.to_copy_backward(g, self.src_dtype, self.src_device),)
 
 
 class CopyBackwards(Node):
@@ -736,11 +735,7 @@ class StackBackward0(Node):
         self.dim, self.metas = dim, metas
 
     def apply(self, g):
-        lead = (slice(None),) * self.dim
-        return tuple(  # views of g, as PyTorch's unbind
-            g[lead + (i,)].astype(dt, copy=False) if node is not None else None
-            for i, (node, (_, dt)) in enumerate(zip(self._next_nodes, self.metas))
-        )
+        return _seams.rebuilding_tensors.stack_backward(g, self.dim, self.metas, self._next_nodes)
 
 
 class CatBackward0(Node):
@@ -749,16 +744,7 @@ class CatBackward0(Node):
         self.dim, self.metas = dim, metas
 
     def apply(self, g):
-        lead = (slice(None),) * self.dim
-        out, start = [], 0
-        for node, (shape, dt) in zip(self._next_nodes, self.metas):
-            n = shape[self.dim]
-            if node is not None:  # views of g, as PyTorch's narrow
-                out.append(g[lead + (slice(start, start + n),)].astype(dt, copy=False))
-            else:
-                out.append(None)
-            start += n
-        return tuple(out)
+        return _seams.rebuilding_tensors.cat_backward(g, self.dim, self.metas, self._next_nodes)
 
 
 class WhereBackward0(Node):

@@ -891,7 +891,7 @@ def matmul(self, other):
     if da == 1 and db == 2:
         out = mm(self.unsqueeze(0), other)
         out._data = out._data.reshape(out._data.shape[1:])
-        out._version_counter.value += 1  # PyTorch squeezes the mm result in place
+        _versions.bump_version(out)  # PyTorch squeezes the mm result in place
         if out._grad_fn is not None:
             out._grad_fn = F.SqueezeBackward4((out._edge(),), (1,) + out._data.shape)
         return out
@@ -963,24 +963,7 @@ def _parse_to(args, kwargs):
 
 def to(self, *args, **kwargs):
     dev, dtype, copy = _parse_to(args, kwargs)
-    dev = dev or self._device
-    dtype = dtype or self._dtype
-    if dev == self._device and dtype is self._dtype and not copy:
-        return self
-    return _to_copy(self, dev, dtype)
-
-
-def _to_copy(self, dev, dtype):
-    from ._device import to_device_array
-
-    data = to_device_array(self._data, dev)
-    data = data.astype(dtype.np) if data.dtype != dtype.np else data.copy()
-    if data is self._data:
-        data = data.copy()
-    out = Tensor._make(data, dev, dtype)
-    if _needs_grad(self) and dtype.is_floating_point:
-        out._grad_fn = F.ToCopyBackward0((self._edge(),), self._dtype, self._device)
-    return out
+    return _devices.to(self, dev, dtype, copy)
 
 
 def cuda(self, device=None, non_blocking=False):
@@ -1038,7 +1021,7 @@ def _view(self, data, node_cls, view_fn, *node_args, flags=None):
     """A tensor sharing `self`'s memory and version counter, recorded as a view."""
     base = self._base if self._base is not None else self
     out = Tensor._make(data, self._device, self._dtype)
-    out._version_counter = self._version_counter
+    _versions.share_version(out, self)
     out._base = base
     parent_fn = self._view_fn
     out._view_fn = view_fn if parent_fn is None else (lambda a: view_fn(parent_fn(a)))
@@ -1421,14 +1404,7 @@ def setitem(self, index, value):
     value = _checked_scalar(value, self._dtype, half=False)
     parts, _, is_tuple = _normalize_index(index)
     _check_index(parts, self._data.shape, is_tuple)
-    if _is_basic(parts):
-        index = parts + (Ellipsis,) if Ellipsis not in parts else parts
-        region = getitem(self, index)  # a view of self, refused as PyTorch refuses it
-        if isinstance(value, Tensor):
-            value = _fit_value(value, region._data.shape)
-        copy_(region, value)
-        return
-    _index_put(self, parts, value)
+    _rebuild.setitem(self, parts, value)
 
 
 def _fit_value(value, shape):
@@ -1444,35 +1420,7 @@ def _fit_value(value, shape):
     return value
 
 
-def _index_put(self, index, value):
-    value_t = value if isinstance(value, Tensor) else None
-
-    def op(old):
-        data = old._data.copy()
-        data[index] = value_t._data.astype(data.dtype) if value_t is not None else value
-        out = Tensor._make(data, old._device, old._dtype)
-        if _needs_grad(old, value_t):
-            meta = _meta(value_t) if value_t is not None else None
-            out._grad_fn = F.IndexPutBackward0((old._edge(), _edge(value_t)), index, meta)
-        return out
-
-    _inplace(self, op, others=(value_t,))
-
-
 # -- in-place ------------------------------------------------------------------------------
-
-
-def _check_inplace(self):
-    """PyTorch's refusals of in-place writes into tensors autograd must keep intact (its
-    check_inplace, run when the write is recorded: grad mode on and some input requires grad)."""
-    base = self._base
-    if base is not None:
-        if self._view_flags is not None:
-            raise RuntimeError(self._view_rebase_message(indirect=False))
-        if self.requires_grad and base.grad_fn is None:
-            raise RuntimeError(msg.VIEW_OF_LEAF_INPLACE)
-    if self.requires_grad and self.grad_fn is None:
-        raise RuntimeError(msg.LEAF_INPLACE)
 
 
 def _refuse_overlap(self):
@@ -1487,8 +1435,8 @@ def _inplace(self, op, others=(), overlap_ok=False):
     tracked = grad_mode._enabled and (
         self.requires_grad or builtins.any(o is not None and o.requires_grad for o in others)
     )
-    if tracked:
-        _check_inplace(self)
+    if tracked:  # PyTorch's refusals, run when the write is recorded
+        _versions.check_inplace(self)
     if not overlap_ok:  # after autograd's refusals, as in PyTorch
         _refuse_overlap(self)
     if not tracked:
@@ -1549,7 +1497,7 @@ def _write(self, data):
             )
         data = data.astype(self._data.dtype)
     self._data[...] = data
-    self._version_counter.value += 1
+    _versions.bump_version(self)
 
 
 def _inplace_binary(fn, ufunc_name=None):
@@ -1579,7 +1527,7 @@ def _write_directly(self, other, ufunc_name):
     if getattr(b, "ndim", 0) and np.broadcast_shapes(self._data.shape, b.shape) != self._data.shape:
         return False
     getattr(self._xp, ufunc_name)(self._data, b, out=self._data)
-    self._version_counter.value += 1
+    _versions.bump_version(self)
     return True
 
 
@@ -1773,47 +1721,11 @@ def _join_prepare(tensors, what):
 
 
 def stack(tensors, dim=0):
-    tensors, dtype, device = _join_prepare(tensors, "stack")
-    shape = tensors[0]._data.shape
-    for i, t in enumerate(tensors[1:], 1):
-        if t._data.shape != shape:
-            raise RuntimeError(
-                "stack expects each tensor to be equal size, but got "
-                f"{list(shape)} at entry 0 and {list(t._data.shape)} at entry {i}"
-            )
-    xp = tensors[0]._xp
-    d = wrap_dim(dim, len(shape) + 1)
-    data = xp.stack([t._data.astype(dtype.np, copy=False) for t in tensors], axis=d)
-    out = Tensor._make(data, device, dtype)
-    if _needs_grad(*tensors) and dtype.is_floating_point:
-        out._grad_fn = F.StackBackward0(
-            tuple(t._edge() for t in tensors), d, [_meta(t) for t in tensors]
-        )
-    return out
+    return _rebuild.stack(tensors, dim)
 
 
 def cat(tensors, dim=0):
-    tensors, dtype, device = _join_prepare(tensors, "cat")
-    for i, t in enumerate(tensors):
-        if t._data.ndim == 0:
-            raise RuntimeError(msg.CAT_ZERO_DIM.format(i))
-    first = tensors[0]._data.shape
-    d = wrap_dim(dim, len(first))
-    for i, t in enumerate(tensors[1:], 1):
-        shape = t._data.shape
-        if len(shape) != len(first):
-            raise RuntimeError(msg.cat_ndim(len(first), len(shape)))
-        for k, (want, got) in enumerate(zip(first, shape)):
-            if k != d and want != got:
-                raise RuntimeError(msg.cat_sizes(d, want, got, i))
-    xp = tensors[0]._xp
-    data = xp.concatenate([t._data.astype(dtype.np, copy=False) for t in tensors], axis=d)
-    out = Tensor._make(data, device, dtype)
-    if _needs_grad(*tensors) and dtype.is_floating_point:
-        out._grad_fn = F.CatBackward0(
-            tuple(t._edge() for t in tensors), d, [_meta(t) for t in tensors]
-        )
-    return out
+    return _rebuild.cat(tensors, dim)
 
 
 def where(condition, input, other):  # noqa: A002
@@ -2025,7 +1937,7 @@ def _into_out(name, result, out, inputs):
         out._data = data.copy() if data is result._data else data
     else:
         out._data[...] = data
-    out._version_counter.value += 1
+    _versions.bump_version(out)
     return out
 
 
@@ -2136,3 +2048,9 @@ def quiet_functions(namespace):
 
 
 quiet_functions(globals())
+
+# The graded functions students build live in seams/ and call back into these operations:
+# imported last, once every operation above exists.
+from .seams import devices as _devices  # noqa: E402
+from .seams import inplace_versions as _versions  # noqa: E402
+from .seams import rebuilding_tensors as _rebuild  # noqa: E402

@@ -154,18 +154,11 @@ class Node:
             raise RuntimeError(msg.SECOND_BACKWARD)
         out = {}
         for key, s in (self._saved or {}).items():
-            if isinstance(s, Saved):
-                if s.counter.value != s.version:
-                    raise RuntimeError(self._version_error(s))
-                out[key] = s.data
+            if isinstance(s, Saved):  # checked against in-place changes since it was saved
+                out[key] = _seams.inplace_versions.unpack_saved(s, self)
             else:
                 out[key] = s
         return out
-
-    def _version_error(self, s):
-        node = self if s.is_output else s.tensor.grad_fn
-        producer = producer_name(node) if node is not None else None
-        return msg.version_mismatch(s.type_name, s.data.shape, producer, s.counter.value, s.version)
 
     def release(self):
         """Drop what was saved; the names stay, and reading one says backward() freed it."""
