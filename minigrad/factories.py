@@ -76,7 +76,7 @@ def _scalars_dtype(*values):
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     dtype = _dtypes.argument("tensor", dtype)
     _bool_flag("tensor", requires_grad)
-    return _rebuild.tensor(data, dtype, device, requires_grad)
+    return _rebuild.tensor_from_data(data, dtype, device, requires_grad)
 
 
 def _int_beyond_int64(values):

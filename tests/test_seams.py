@@ -57,7 +57,6 @@ def test_every_graded_function_is_in_graded_and_marked(assignment):
 def test_the_engine_calls_each_graded_function(assignment):
     """Binding a stub for one function fails a scenario of its rules, with the message that
     names the assignment: the engine goes through the seam, not through a copy of it."""
-    BY_NAME[assignment].topic
     for name, rules in seams.graded(assignment).items():
         namespace = with_stubs(assignment, [name])
         report = check_seams(namespace, assignment, list(rules), seed=5)
