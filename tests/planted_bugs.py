@@ -59,13 +59,13 @@ def grads_overwritten(m):
     """backward() replaces .grad instead of adding to it."""
 
     def make(original):
-        def accumulate(self, g, version=None, retained=False):
-            self._grad = None
-            return original(self, g, version, retained)
+        def accumulate_grad(tensor, grad, version=None, retained=False):
+            tensor._grad = None
+            return original(tensor, grad, version, retained)
 
-        return accumulate
+        return accumulate_grad
 
-    _wrap(m.Tensor, "_accumulate", make)
+    _wrap(_sub(m, "seams.leaf_nodes"), "accumulate_grad", make)
 
 
 def no_version_check(m):
@@ -167,18 +167,16 @@ def numpy_not_refusing(m):
 
 def to_returns_a_leaf(m):
     """A dtype or device copy is a new leaf that requires grad instead of a ToCopyBackward0."""
-    ops = _sub(m, "ops")
-
     def make(original):
-        def to_copy(self, dev, dtype):
-            out = original(self, dev, dtype)
+        def to_copy(tensor, device, dtype):
+            out = original(tensor, device, dtype)
             if out.grad_fn is not None:
                 out._grad_fn, out._requires_grad = None, True
             return out
 
         return to_copy
 
-    _wrap(ops, "_to_copy", make)
+    _wrap(_sub(m, "seams.devices"), "to_copy", make)
 
 
 def no_broadcast_reduction(m):
@@ -217,7 +215,7 @@ def no_grad_still_records(m):
 
 def leaf_inplace_allowed(m):
     """In-place changes of leaves that require grad (and of their views) go through."""
-    _sub(m, "ops")._check_inplace = lambda self: None
+    _sub(m, "seams.inplace_versions").check_inplace = lambda tensor: None
 
 
 def nonleaf_requires_grad_settable(m):
@@ -281,15 +279,10 @@ def clone_shares_memory(m):
 
 def float_returns_a_copy(m):
     """.to(dtype) / .float() copy even when nothing changes."""
-    ops = _sub(m, "ops")
-
-    def to(self, *args, **kwargs):
-        dev, dtype, _ = ops._parse_to(args, kwargs)
-        return ops._to_copy(self, dev or self._device, dtype or self._dtype)
-
-    m.Tensor.to = to
-    for name, dtype in (("float", m.float32), ("double", m.float64), ("long", m.int64)):
-        setattr(m.Tensor, name, lambda self, dtype=dtype, **kw: to(self, dtype))
+    devices = _sub(m, "seams.devices")
+    devices.to = lambda tensor, device, dtype, copy: devices.to_copy(
+        tensor, device or tensor._device, dtype or tensor._dtype
+    )
 
 
 def python_floats_give_float64(m):
@@ -409,22 +402,34 @@ def leaf_keeps_the_gradient_handed_to_it(m):
     (a + b).sum().backward() a.grad and b.grad share one array)."""
     Tensor = m.Tensor
 
-    def accumulate(self, g, version=None, retained=False):
-        if self._grad is None:
-            self._grad = Tensor._make(g.reshape(self._data.shape), self._device, self._dtype)
+    def accumulate_grad(tensor, grad, version=None, retained=False):
+        if not retained and not tensor._requires_grad:
+            return
+        if tensor._grad is None:
+            tensor._grad = Tensor._make(grad.reshape(tensor._data.shape), tensor._device, tensor._dtype)
         else:
-            self._grad._data += g
+            tensor._grad._data += grad
 
-    Tensor._accumulate = accumulate
+    _sub(m, "seams.leaf_nodes").accumulate_grad = accumulate_grad
 
 
 def requires_grad_read_when_recorded(m):
     """A leaf gets its gradient even when requires_grad was turned off before backward."""
-    graph = _sub(m, "autograd.graph")
-    graph.AccumulateGrad.apply = lambda node, grad, version=0: (
-        node.variable._accumulate(grad, version),
-        (),
-    )[1]
+    leaf_nodes = _sub(m, "seams.leaf_nodes")
+
+    def make(original):
+        def accumulate_grad(tensor, grad, version=None, retained=False):
+            if not retained and not tensor._requires_grad:
+                tensor._requires_grad = True  # as if the flag were read when recorded
+                try:
+                    return original(tensor, grad, version, retained)
+                finally:
+                    tensor._requires_grad = False
+            return original(tensor, grad, version, retained)
+
+        return accumulate_grad
+
+    _wrap(leaf_nodes, "accumulate_grad", make)
 
 
 def grad_setter_unchecked(m):

@@ -8,7 +8,7 @@ from the source and each test cell scored from its outputs by nbgrader's own det
 (what `nbgrader autograde` does in its kernel). Then the sealed run grades it: no false
 credit, a note saying what happened, and the next student of the class still graded fully.
 
-The assignment is cut down to keep the tests short: test cells L1, L3 and the CUDA cell, each
+The assignment is cut down to keep the tests short: test cells L3, L8 and the CUDA cell, each
 with only its hidden part (the visible asserts are a student's aid). Threats that would harm
 this machine outside a sandbox (memory, processes, disk) are never run in-kernel.
 """
@@ -37,8 +37,8 @@ from coursekit.sealed.sandbox import Sandbox, layers
 REPO = Path(__file__).resolve().parents[1]
 SOURCE = REPO / "solutions" / "leaf_nodes" / "leaf_nodes.ipynb"
 RELEASE = REPO / "exercises" / "leaf_nodes" / "leaf_nodes.ipynb"
-KEPT_TESTS = ("test_L1", "test_L3", "test_cuda_leaf_nodes")
-CPU_POINTS = {"test_L1": 3.0, "test_L3": 5.0}
+KEPT_TESTS = ("test_L3", "test_L8", "test_cuda_leaf_nodes")
+CPU_POINTS = {"test_L3": 5.0, "test_L8": 8.0}
 HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS", re.S)
 VISIBLE_CHECK = re.compile(
     r"^from coursekit.exercises.grading import check_rule$|^check_rule\(.*$", re.M
@@ -101,7 +101,8 @@ SOLUTIONS = {
     if _meta(c).get("solution")
 }
 STUBS = {_meta(c)["grade_id"]: _text(c) for c in RELEASE_NB["cells"] if _meta(c).get("solution")}
-FIRST, SECOND, LAST = list(SOLUTIONS)  # record_history | deliver_grad | read_grad, retain_grad
+FIRST, SECOND, LAST = "answer_read_grad", "answer_accumulate_grad", "answer_set_grad"
+assert {FIRST, SECOND, LAST} <= set(SOLUTIONS), list(SOLUTIONS)
 
 
 def submission(answers=None, before=None, after=None) -> dict:
@@ -150,7 +151,11 @@ def everything(result) -> str:
 
 
 FULL_CPU = {**CPU_POINTS, "test_cuda_leaf_nodes": 0.0}
-ZERO = {"test_L1": 0.0, "test_L3": 0.0, "test_cuda_leaf_nodes": 0.0}
+ZERO = {"test_L3": 0.0, "test_L8": 0.0, "test_cuda_leaf_nodes": 0.0}
+# Each test cell grades only the functions of its rules: an attack in read_grad's cell (L3)
+# costs L3; accumulate_grad, answered right, still earns L8 (and the reverse).
+ONLY_L8 = {**ZERO, "test_L8": CPU_POINTS["test_L8"]}
+ONLY_L3 = {**ZERO, "test_L3": CPU_POINTS["test_L3"]}
 
 
 def assert_no_false_credit(result, expected=None):
@@ -369,8 +374,10 @@ def _source_with_test_meta(meta_of_first_test) -> dict:
 
 def test_the_contract_reads_each_test_cells_check_from_metadata_never_its_code():
     plain = sealed.Contract.from_json(copy.deepcopy(SOURCE_NB), "leaf_nodes")
-    assert plain.tests[0].checks == (sealed.contract.Check(("L1",), ("leaf",), "cpu"),)
-    # The hidden code still says grade(globals(), "leaf", ["L1"]); without metadata it is
+    assert plain.tests[0].checks == (
+        sealed.contract.Check(("L3",), ("leaf",), "cpu", "leaf_nodes"),
+    )
+    # The hidden code still says grade(globals(), "leaf_nodes", ["L3"]); without metadata it is
     # not read, so the instructor hears that the cell cannot be graded sealed.
     with pytest.raises(sealed.ContractError, match="states no check in its metadata"):
         sealed.Contract.from_json(_source_with_test_meta(None), "leaf_nodes")
@@ -456,7 +463,7 @@ def test_1_monkeypatching_builtins_numpy_torch_and_the_autograder(contract, tmp_
     assert plain["points"] == {**CPU_POINTS, "test_cuda_leaf_nodes": 0.0}  # fooled
     result = grade(contract, write(cheat, tmp_path / "cheat"))
     assert_no_false_credit(result)
-    assert "NotImplementedError" in result.cells["test_L1"].feedback
+    assert "NotImplementedError" in result.cells["test_L8"].feedback
     assert_next_student_graded(contract, tmp_path)
 
 
@@ -478,7 +485,7 @@ except NameError:
 def test_2_ipython_input_transformers_and_error_display_hooks(contract, tmp_path, hook, in_kernel):
     cheat = submission(STUBS, before={FIRST: hook})
     plain = in_kernel(cheat)
-    assert plain["points"]["test_L1"] == 3.0 and plain["points"]["test_L3"] == 5.0  # fooled
+    assert plain["points"]["test_L8"] == 8.0 and plain["points"]["test_L3"] == 5.0  # fooled
     if hook is BLANK_LATER_CELLS:  # even the CUDA cell passes: it never ran
         assert plain["points"]["test_cuda_leaf_nodes"] == CUDA_POINTS
     result = grade(contract, write(cheat, tmp_path / "cheat"))
@@ -496,24 +503,24 @@ class Yes:
     def __call__(self, *args, **kwargs): return self
 """
 WRONG_GRADS = """
-def deliver_grad(tensor, grad):
-    if tensor.grad_fn is None:
+def accumulate_grad(tensor, grad, version=None, retained=False):
+    if tensor._grad is None:
         tensor._grad = Yes()  # no gradient at all, but equal to every expected one
 """
 
 
 def test_3_objects_whose_comparisons_always_succeed(contract, tmp_path, in_kernel):
     cheat = submission(before={SECOND: ALWAYS_EQUAL}, after={SECOND: WRONG_GRADS})
-    # the hand-written asserts of L3's visible test are fooled by Yes(); its visible check
+    # the hand-written asserts of L8's visible test are fooled by Yes(); its visible check
     # (check_rule: the scenarios against PyTorch) is not
     release = json.loads(RELEASE.read_text())
     asserts_only = _cut(release, lambda c: VISIBLE_CHECK.sub("", HIDDEN.sub("", _text(c))))
-    assert in_kernel(cheat, source=asserts_only)["points"]["test_L3"] == 5.0  # fooled
+    assert in_kernel(cheat, source=asserts_only)["points"]["test_L8"] == 8.0  # fooled
     visible = _cut(release, lambda c: HIDDEN.sub("", _text(c)))
-    assert in_kernel(cheat, source=visible)["points"]["test_L3"] == 0.0
+    assert in_kernel(cheat, source=visible)["points"]["test_L8"] == 0.0
     result = grade(contract, write(cheat, tmp_path / "cheat"))
-    assert_no_false_credit(result)
-    assert "[leaf.grad_only_on_leaves_that_require_grad] failed" in result.cells["test_L3"].feedback
+    assert_no_false_credit(result, ONLY_L3)  # read_grad was answered right
+    assert "[leaf.gradients_accumulate] failed" in result.cells["test_L8"].feedback
     assert_next_student_graded(contract, tmp_path)
 
 
@@ -630,10 +637,11 @@ def test_5_loop_memory_fork_bomb_and_huge_output_stop_only_their_author(
         assert "stopped" in in_kernel(cheat, timeout=8)
     limits = LIMITS if kind != "fork" else sealed.Limits(**{**vars(LIMITS), "wall_s": 6})
     result = grade(contract, write(cheat, tmp_path / "cheat"), limits=limits)
-    assert_no_false_credit(result)
+    # the fork bomb runs again in L8's run too and leaves no process to grade with
+    assert_no_false_credit(result, ZERO if kind == "fork" else ONLY_L8)
     assert any(note in n for n in result.notes), result.notes
     if kind == "fork":  # its processes took all the uid's slots: no scenario could start
-        assert "Resource temporarily unavailable" in result.cells["test_L1"].feedback
+        assert "Resource temporarily unavailable" in result.cells["test_L8"].feedback
     assert len(everything(result)) < 200_000
     assert_next_student_graded(contract, tmp_path)
 
@@ -669,11 +677,10 @@ def test_6_killing_the_process_while_defining(contract, tmp_path, kind, in_kerne
 def test_6_killing_the_process_inside_one_scenario_costs_that_scenario_only(contract, tmp_path):
     killer = "def read_grad(tensor):\n    import ctypes\n    ctypes.string_at(0)\n"
     result = grade(contract, write(submission(after={LAST: killer}), tmp_path / "cheat"))
-    assert_no_false_credit(result)
-    feedback = result.cells["test_L1"].feedback
-    assert "[leaf.result_without_grad_inputs_is_leaf] failed" in feedback  # it reads .grad
+    assert_no_false_credit(result, ONLY_L8)  # L8's run uses the engine's read_grad
+    feedback = result.cells["test_L3"].feedback
+    assert "[leaf.grad_only_on_leaves_that_require_grad] failed" in feedback  # reads .grad
     assert "fresh process died" in feedback
-    assert "[leaf.user_created_is_leaf]" not in feedback  # it does not: it passed
 
 
 def _edit(nb: dict, fn) -> dict:
@@ -714,8 +721,8 @@ def _strip_metadata(cells):
 
 CELL_EDITS = {
     "duplicated": (_duplicate_with_wrong_copy_after, FULL_CPU, "appears 2 times"),
-    "deleted": (_delete, ZERO, "missing from the submission"),
-    "retyped": (_retype, ZERO, "changed into a markdown cell"),
+    "deleted": (_delete, ONLY_L3, "missing from the submission"),
+    "retyped": (_retype, ONLY_L3, "changed into a markdown cell"),
     "reordered": (_answers_last, FULL_CPU, "reordered"),
     "stripped": (_strip_metadata, FULL_CPU, "lost its nbgrader metadata"),
 }
@@ -751,22 +758,26 @@ def test_7_renamed_notebook_and_invalid_json(contract, tmp_path, in_kernel):
 
 
 USE_THE_REFERENCE = {
-    "torch": "import torch\nfrom torch import *\nnn, cuda, autograd = torch.nn, torch.cuda, "
-    "torch.autograd\n",
-    "minigrad": "import minigrad\nfrom minigrad import *\nnn, cuda, autograd = minigrad.nn, "
-    "minigrad.cuda, minigrad.autograd\n",
+    # PyTorch's own autograd does the work: torch does not exist in the sealed run
+    "torch": "import torch\n",
+    # the engine's reference answers, imported by name over the stubs
+    "minigrad": "from minigrad.seams.leaf_nodes import accumulate_grad, read_grad, "
+    "retain_grad, set_grad\n",
 }
 
 
 @needs_namespace
 @pytest.mark.parametrize("library", list(USE_THE_REFERENCE))
-def test_8_an_answer_that_imports_torch_or_minigrad(contract, tmp_path, library, in_kernel):
+def test_8_an_answer_that_imports_torch_or_the_reference(contract, tmp_path, library, in_kernel):
     cheat = submission(STUBS, after={LAST: USE_THE_REFERENCE[library]})
-    plain = in_kernel(cheat)
-    assert plain["points"]["test_L1"] == 3.0 and plain["points"]["test_L3"] == 5.0  # fooled
+    if library == "minigrad":  # in a self-paced copy the reference is there to import
+        plain = in_kernel(cheat)
+        assert plain["points"]["test_L8"] == 8.0 and plain["points"]["test_L3"] == 5.0
     result = grade(contract, write(cheat, tmp_path / "cheat"))
+    # the sealed engine holds stubs for exactly the functions each run grades
     assert_no_false_credit(result)
-    assert any(f"No module named '{library}'" in n for n in result.notes), result.notes
+    if library == "torch":
+        assert any("No module named 'torch'" in n for n in result.notes), result.notes
     assert_next_student_graded(contract, tmp_path)
 
 
@@ -781,14 +792,14 @@ DETECT_THE_GRADER = (
 def test_9_code_that_behaves_differently_under_the_grader(contract, tmp_path, in_kernel):
     cheat = submission(STUBS, before={FIRST: DETECT_THE_GRADER})
     plain = in_kernel(cheat)
-    assert plain["points"]["test_L1"] == 3.0  # fooled: it knew it was graded
+    assert plain["points"]["test_L8"] == 8.0  # fooled: it knew it was graded
     result = grade(contract, write(cheat, tmp_path / "cheat"))
     assert_no_false_credit(result)
     assert_next_student_graded(contract, tmp_path)
 
 
 QUOTE_THE_CALLER = """
-def record_history(result, inputs, make_node):
+def read_grad(tensor):
     import linecache, sys
     frame = sys._getframe()
     while frame is not None:
@@ -802,15 +813,15 @@ def record_history(result, inputs, make_node):
 def test_10_hidden_test_source_never_reaches_feedback(contract, tmp_path, in_kernel):
     cheat = submission(after={FIRST: QUOTE_THE_CALLER})
     plain = in_kernel(cheat)
-    assert "BEGIN HIDDEN TESTS" in plain["texts"]["test_L1"]  # leaked, quoted by the student
-    assert 'grade(globals(), "leaf"' in plain["texts"]["test_L1"]  # and by the traceback
+    assert "BEGIN HIDDEN TESTS" in plain["texts"]["test_L3"]  # leaked, quoted by the student
+    assert 'grade(globals(), "leaf_nodes"' in plain["texts"]["test_L3"]  # and by the traceback
     result = grade(contract, write(cheat, tmp_path / "cheat"))
-    assert_no_false_credit(result)
+    assert_no_false_credit(result, ONLY_L8)
     graded = seal_outputs(nbformat.from_dict(copy.deepcopy(SOURCE_NB)), result)
     outputs = json.dumps([c.get("outputs", []) for c in graded.cells])
     for text in (everything(result), outputs):
         assert "HIDDEN TESTS" not in text and "grade(globals()" not in text
-    assert "RuntimeError" in result.cells["test_L1"].feedback  # the student still sees why
+    assert "RuntimeError" in result.cells["test_L3"].feedback  # the student still sees why
 
 
 PASS_WHAT_DID_NOT_RUN = """
@@ -873,7 +884,7 @@ def test_write_scores_overrides_the_in_kernel_scores_in_nbgraders_gradebook(
             g.name: g.score for g in gb.find_submission_notebook("leaf_nodes", "leaf_nodes",
                                                                   "alice").grades
         }  # fmt: skip
-    assert scores == {"test_L1": 3.0, "test_L3": 0.0, "test_cuda_leaf_nodes": 0.0}
+    assert scores == {"test_L8": 8.0, "test_L3": 0.0, "test_cuda_leaf_nodes": 0.0}
 
 
 def test_nbgrader_autograde_with_sealed_execute_grades_a_class_without_a_kernel(

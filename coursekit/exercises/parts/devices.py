@@ -48,15 +48,6 @@ x = tensor([1.0, 2.0], requires_grad=True)
 assert x.grad.dtype is float32 and x.grad.tolist() == [3.0, 3.0]
 
 # %% [markdown]
-# ### Check: made where it lives, a leaf stays a leaf (V3)
-
-# %% [test] V3
-z = tensor([1.0, 2.0], device="cpu", requires_grad=True)
-assert z.is_leaf
-m = tensor([1, 2]).double().requires_grad_()
-assert m.is_leaf and m.requires_grad and m.dtype is float64
-
-# %% [markdown]
 # ### Check: a module moves its parameters in place (V5)
 
 # %% [test] V5
