@@ -167,6 +167,7 @@ def numpy_not_refusing(m):
 
 def to_returns_a_leaf(m):
     """A dtype or device copy is a new leaf that requires grad instead of a ToCopyBackward0."""
+
     def make(original):
         def to_copy(tensor, device, dtype):
             out = original(tensor, device, dtype)
@@ -406,7 +407,8 @@ def leaf_keeps_the_gradient_handed_to_it(m):
         if not retained and not tensor._requires_grad:
             return
         if tensor._grad is None:
-            tensor._grad = Tensor._make(grad.reshape(tensor._data.shape), tensor._device, tensor._dtype)
+            array = grad.reshape(tensor._data.shape)
+            tensor._grad = Tensor._make(array, tensor._device, tensor._dtype)
         else:
             tensor._grad._data += grad
 

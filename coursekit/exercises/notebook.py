@@ -60,11 +60,15 @@ def hidden_check(a: Assignment, rules, device="cpu") -> str:
     )
 
 
-def visible_check(a: Assignment, rule: str) -> str:
-    """The check a student sees and Validate runs: the rule's scenarios on public values."""
+def visible_check(a: Assignment, rule: str, asserts: str) -> str:
+    """The check a student sees and Validate runs: the rule's scenarios on public values,
+    then the asserts, both on the engine with only the rule's functions taken from the
+    notebook (so a cell's verdict depends on those functions alone, as when graded)."""
+    body = "\n".join(("    " + line) if line.strip() else "" for line in asserts.splitlines())
     return (
-        "from coursekit.exercises.grading import check_rule\n\n"
+        "from coursekit.exercises.grading import bound, check_rule\n\n"
         f'check_rule(globals(), "{a.name}", ["{rule}"])  # its scenarios, against PyTorch\n'
+        f'with bound(globals(), "{a.name}", ["{rule}"]):  # your functions of {rule} only\n' + body
     )
 
 
@@ -163,7 +167,7 @@ def build_notebook(a: Assignment) -> nbformat.NotebookNode:
             tested.append(rule)
             nb.test(
                 f"test_{rule}",
-                hidden_check(a, [rule]) + "\n\n" + visible_check(a, rule) + cell.source,
+                hidden_check(a, [rule]) + "\n\n" + visible_check(a, rule, cell.source),
                 cpu_points(a, rule),
                 check_data(a, [rule]),
             )

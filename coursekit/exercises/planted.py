@@ -49,51 +49,62 @@ BUGS = {
     "detach_numpy": [
         (  # detach() shares the memory but not the version counter
             "D2",
-            "    alias = wrap(t._data, t.device)\n    share_version(alias, t)\n",
-            "    alias = wrap(t._data, t.device)\n",
+            "    out._version_counter = tensor._version_counter\n",
+            "",
         ),
         (  # numpy() does not refuse a tensor that requires grad
             "D1",
-            "    if t.requires_grad and is_grad_enabled():\n"
-            "        raise RuntimeError(NUMPY_WITH_GRAD_ERROR)",
-            "    pass",
+            "        raise RuntimeError(msg.NUMPY_REQUIRES_GRAD)\n",
+            "        pass\n",
+        ),
+        (  # from_numpy() copies the array: writes no longer reach the tensor
+            "D3",
+            "    return Tensor._make(array, CPU, dtype_from_numpy(array.dtype))\n",
+            "    return Tensor._make(array.copy(), CPU, dtype_from_numpy(array.dtype))\n",
         ),
     ],
     "inplace_versions": [
         (  # in-place on a leaf that requires grad allowed
             "I3",
-            "    if t.is_leaf and t.requires_grad:\n        raise RuntimeError(\n",
-            "    if False:\n        raise RuntimeError(\n",
+            "        raise RuntimeError(msg.LEAF_INPLACE)\n",
+            "        pass\n",
         ),
         (  # the version error names the tensor's grad_fn even for a saved output
             "I2",
-            "producer = saved.node if saved.is_output else tensor.grad_fn",
-            "producer = tensor.grad_fn",
+            "    node = node if saved.is_output else saved.tensor.grad_fn\n",
+            "    node = saved.tensor.grad_fn if saved.tensor is not None else node\n",
+        ),
+        (  # an in-place write leaves the version as it was
+            "I1",
+            "    tensor._version_counter.value += 1\n",
+            "    pass\n",
         ),
     ],
     "rebuilding_tensors": [
         (  # tensor() of parts keeps the graph (it stacks them)
             "R1",
-            "    values = number(data)\n",
-            "    if any(isinstance(x, Tensor) for x in data):\n        return stack(data)\n"
-            "    values = number(data)\n",
+            "    target = dtype or infer_dtype(data)\n",
+            "    if isinstance(data, list) and data and all(isinstance(x, Tensor) for x in data):\n"
+            "        return stack(data, 0)\n"
+            "    target = dtype or infer_dtype(data)\n",
+        ),
+        (  # stack() counts a negative dim over the inputs' dimensions, not the result's
+            "R2",
+            "    d = wrap_dim(dim, len(shape) + 1)\n",
+            "    d = wrap_dim(dim, len(shape) + (dim < 0)) - (dim < 0)\n",
         ),
         (  # x[i] = v written into the whole tensor: IndexPutBackward0, never CopySlices
             "R3",
-            "    if any(is_advanced(item) for item in parts):",
-            "    if True:",
+            "    if is_basic(index):\n",
+            "    if False:\n",
         ),
     ],
     "devices": [
         (  # .to() copies even when nothing changes
             "V1",
-            "    if where == t.device and kind is t.dtype and not copy:\n        return t\n",
+            "    if device == tensor._device and dtype is tensor._dtype and not copy:\n"
+            "        return tensor\n",
             "",
-        ),
-        (  # the gradient comes back in the copy's dtype, not the source's
-            "V2",
-            "        return (back.astype(self.source_dtype.numpy, copy=False),)",
-            "        return (back,)",
         ),
     ],
 }
@@ -127,11 +138,12 @@ def answered(released: Path, name: str, edit=None, preamble: str = "") -> str:
         meta = cell.metadata.get("nbgrader", {})
         if not meta.get("solution"):
             continue
-        source = answers[meta["grade_id"]]
+        source = answers[meta["grade_id"]] + "\n"
         if edit is not None and edit[0] in source:
             assert source.count(edit[0]) == 1, edit[0]
             source = source.replace(*edit)
             edited += 1
+        source = source.rstrip("\n")
         cell.source = source
     if preamble:
         first = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution"))
@@ -147,9 +159,8 @@ def answer_functions(assignment: str, edit=None) -> dict:
     from coursekit.edition import graded_functions, seam_source
     from minigrad import seams
 
-    source = "\n\n".join(
-        without_markers(f) for f in graded_functions(seam_source(assignment)).values()
-    )
+    functions = graded_functions(seam_source(assignment)).values()
+    source = "\n\n".join(without_markers(f) for f in functions) + "\n"
     if edit is not None:
         assert source.count(edit[0]) == 1, edit[0]
         source = source.replace(*edit)
