@@ -616,14 +616,14 @@ def detach_in_place_keeps_requires_grad(m):
 def tensor_of_a_tensor_silent(m):
     """tensor(t) of a tensor copies without PyTorch's copy-construct warning."""
     messages = _sub(m, "_messages")
-    factories = _sub(m, "factories")
-    original = factories.warn
+    rebuilding = _sub(m, "seams.rebuilding_tensors")
+    original = rebuilding.warn
 
     def warn(text, *args, **kwargs):
         if text != messages.COPY_CONSTRUCT.format(f"{messages.LIB}.tensor"):
             original(text, *args, **kwargs)
 
-    factories.warn = warn
+    rebuilding.warn = warn
 
 
 def softmax_grad_without_sum(m):
