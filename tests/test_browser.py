@@ -189,7 +189,7 @@ def test_student_fetches_an_exercise_answers_it_and_validates(page, student_lab,
 
     answers = solution_sources(EXERCISE)  # grade id -> the reference answer
     rule, right_text, bug_text = next(bug for bug in BUGS[EXERCISE] if bug[0] == "L8")
-    wrong = [a.replace(right_text, bug_text) for a in answers.values()]
+    wrong = [(a + "\n").replace(right_text, bug_text).rstrip("\n") for a in answers.values()]
     assert wrong != list(answers.values()), "the planted bug is not in the reference answer"
     _type_answers(page, wrong)
     run_all_cells(page)

@@ -170,8 +170,8 @@ def submission(released: Path, kind: str) -> tuple[str, bytes]:
             cell.source = answers[_nbgrader(cell)["grade_id"]]
     if kind == "bug":
         _rule, old, new = BUGS[name][0]  # the first typical bug of the assignment
-        (cell,) = [c for c in solution_cells if old in c.source]
-        cell.source = cell.source.replace(old, new)
+        (cell,) = [c for c in solution_cells if old in c.source + "\n"]  # may end the answer
+        cell.source = (cell.source + "\n").replace(old, new).rstrip("\n")
     elif kind == "partly answered":
         solution_cells[-1].source = _released_stub(released, solution_cells[-1])
     elif kind == "invalid JSON":
