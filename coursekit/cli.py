@@ -7,6 +7,7 @@ minigrad-course collect -C COURSE ASSIGNMENT --from download.zip --roster roster
 minigrad-course grade -C COURSE [-j N] [--force] [--student ID]
 minigrad-course feedback|export|report -C COURSE
 minigrad-course demo [DIR]                             # a sample class, end to end
+minigrad-course edition DIR                            # minigrad for a class's students
 """
 
 from __future__ import annotations
@@ -71,6 +72,10 @@ def _parser() -> argparse.ArgumentParser:
     demo = commands.add_parser("demo", help="build a sample class and run everything")
     demo.add_argument("dir", type=Path, nargs="?", default=Path("build/demo-course"))
     demo.add_argument("-j", "--jobs", type=int)
+    edition = commands.add_parser(
+        "edition", help="the class edition of minigrad: graded functions left to students"
+    )
+    edition.add_argument("dir", type=Path, help="where to write it (pip install DIR)")
     return parser
 
 
@@ -96,6 +101,12 @@ def main(argv=None) -> int:
         from coursekit.classroom.demo import run_demo
 
         return run_demo(args.dir, args.jobs)
+    if args.command == "edition":
+        from coursekit.edition import write_class_edition
+
+        where = write_class_edition(args.dir)
+        print(f"class edition of minigrad in {where}: install it with `pip install {where}`")
+        return 0
     course = Course.at(args.course, args.db)
     if not course.path("nbgrader_config.py").is_file():
         raise SystemExit(f"{course.root} is not a course (run `minigrad-course init` first)")

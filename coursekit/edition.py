@@ -3,7 +3,10 @@ engines a sealed run grades with.
 
 The graded functions ("seams", minigrad/seams/<assignment>.py) hold their reference answers
 between nbgrader's solution markers. A stub replaces what is between the markers with
-`raise not_built(assignment, name)`, which names the assignment that builds the function.
+`raise not_built(assignment, name)`, which names the assignment that builds the function, or,
+for the few functions every operation goes through (version counters, `.to()`), with the
+module's UNTIL_BUILT behaviour: the engine without that rule (no counting, no checks, copies
+autograd does not record), so that the assignments before it run in course order.
 
 - The class edition (`build_engine(dest)`): every graded function a stub; what a class's
   students install (see README, "Running a class"). No reference body is in it.
@@ -67,16 +70,37 @@ def stubbed(source: str, assignment: str, names=None) -> str:
     spans = {n: s for n, s in _function_spans(source).items() if names is None or n in names}
     out, skipping = [], False
     owner = {i: name for name, (a, b) in spans.items() for i in range(a, b)}
+    fallback = _until_built(source)
     for i, line in enumerate(lines):
         begin = _BEGIN.match(line)
         if begin and i in owner:
-            out.append(f'{begin[1]}raise not_built("{assignment}", "{owner[i]}")')
+            name = owner[i]
+            if name in fallback:  # the engine without the rule, so earlier assignments run
+                out.append(f'{begin[1]}return UNTIL_BUILT["{name}"]({fallback[name]})')
+            else:
+                out.append(f'{begin[1]}raise not_built("{assignment}", "{name}")')
             skipping = True
         elif skipping:
             skipping = not _END.match(line)
         else:
             out.append(line)
     return "\n".join(out) + "\n"
+
+
+def _until_built(source: str) -> dict[str, str]:
+    """Functions the module's UNTIL_BUILT covers, each with its call's argument list."""
+    tree = ast.parse(source)
+    covered = set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "UNTIL_BUILT" for t in node.targets
+        ):
+            covered = {k.value for k in node.value.keys}
+    return {
+        node.name: ", ".join(a.arg for a in node.args.args)
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef) and node.name in covered
+    }
 
 
 def build_engine(dest: Path, stubs: dict[str, list[str] | None] | None = None,
@@ -98,3 +122,32 @@ def build_engine(dest: Path, stubs: dict[str, list[str] | None] | None = None,
             py_compile.compile(str(path), cfile=str(path.with_suffix(".pyc")), doraise=True)
             path.unlink()
     return package
+
+
+CLASS_EDITION_PROJECT = """[build-system]
+requires = ["setuptools>=61"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "minigrad-class-edition"
+version = "{version}"
+description = "minigrad with the graded functions left to the students who build them"
+requires-python = ">=3.10"
+dependencies = ["numpy"]
+
+[tool.setuptools.packages.find]
+include = ["minigrad*"]
+"""
+
+
+def write_class_edition(dest: Path) -> Path:
+    """A pip-installable project holding minigrad's class edition (every graded function a
+    stub): what a class's students install instead of the clone's minigrad."""
+    dest = Path(dest)
+    if dest.exists() and any(dest.iterdir()):
+        raise SystemExit(f"{dest} is not empty: choose a new directory for the class edition")
+    dest.mkdir(parents=True, exist_ok=True)
+    build_engine(dest)
+    version = getattr(minigrad, "__version__", "0")
+    (dest / "pyproject.toml").write_text(CLASS_EDITION_PROJECT.format(version=version))
+    return dest

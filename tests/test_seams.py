@@ -14,7 +14,7 @@ import nbformat
 import pytest
 
 import minigrad
-from coursekit.edition import build_engine, graded_functions, seam_source, stubbed
+from coursekit.edition import graded_functions, seam_source, stubbed
 from coursekit.exercises.assignments import ASSIGNMENTS, BY_NAME
 from coursekit.exercises.cells import SOLUTION_MARKERS
 from coursekit.exercises.grading import check_seams
@@ -140,22 +140,48 @@ def test_no_released_file_holds_a_reference_body():
     assert not found
 
 
-def test_the_class_edition_holds_no_reference_body_and_names_the_assignment(tmp_path):
-    package = build_engine(tmp_path)
-    text = "\n".join(_normalised(p.read_text()) for p in package.rglob("*.py"))
+def test_the_class_edition_installs_holds_no_reference_body_and_names_the_assignment(tmp_path):
+    """`minigrad-course edition DIR`, pip-installed: every installed file searched for every
+    reference body; a graded function not built yet says which assignment builds it, and
+    what the engine does without one (plain tensors, arithmetic) still works."""
+    edition = tmp_path / "edition"
+    cli = [sys.executable, "-m", "coursekit.cli", "edition", str(edition)]
+    subprocess.run(cli, check=True, capture_output=True)
+    site = tmp_path / "site"
+    pip = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
+           "--target", str(site), str(edition)]  # fmt: skip
+    subprocess.run(pip, check=True, capture_output=True)
+    installed = [p for p in site.rglob("*") if p.is_file() and p.suffix in (".py", ".txt", "")]
+    text = "\n".join(_normalised(p.read_text(errors="replace")) for p in installed)
+    assert "def read_grad(tensor):" in text  # the search reads the installed sources
     for assignment in NAMES:
         for name, body in reference_bodies(assignment).items():
-            assert body not in text, f"{assignment}.{name}'s reference body is in the edition"
+            assert body not in text, f"{assignment}.{name}'s reference body is installed"
     assert not SOLUTION_MARKERS.search(text + "\n")
     probe = (
         "import minigrad\n"
-        "x = minigrad.tensor([1.0], requires_grad=True)\n"
-        "try:\n    x.grad\nexcept NotImplementedError as e:\n    print(e)\n"
+        "x = minigrad.tensor([1.0, 2.0], requires_grad=True)\n"
+        "print((x * 2 + 1).tolist())\n"
+        "try:\n    (x * 2).sum().backward()\nexcept NotImplementedError as e:\n    print(e)\n"
     )
     out = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True,
-                         text=True, check=True)  # fmt: skip
-    assert re.match(r"read_grad\(\) is not built yet: you write it in assignment 1, leaf_nodes",
-                    out.stdout), out.stdout  # fmt: skip
+                         text=True, check=True, env={"PYTHONPATH": str(site)})  # fmt: skip
+    assert out.stdout.splitlines()[0] == "[3.0, 5.0]"
+    assert re.match(
+        r"accumulate_grad\(\) is not built yet: you write it in assignment 1, leaf_nodes",
+        out.stdout.splitlines()[1],
+    ), out.stdout
+
+
+def test_until_built_behaviour_never_passes_its_own_rules():
+    """The class edition's stand-ins for version counters and .to() (UNTIL_BUILT) are the
+    engine without the rule: bound as a student's answer, they earn nothing."""
+    for assignment in ("inplace_versions", "devices"):
+        fallback = seams.module(assignment).UNTIL_BUILT
+        namespace = {**answer_functions(assignment), **fallback}
+        for rule in BY_NAME[assignment].rules:
+            if set(seams.functions_for(assignment, [rule])) & set(fallback):
+                assert not check_seams(namespace, assignment, [rule], seed=3).passed, rule
 
 
 def test_a_seam_defined_in_the_engine_matches_its_reference_edition():

@@ -95,6 +95,17 @@ def version_error(saved, node):
     ### END SOLUTION
 
 
+# What the class edition's engine does until a student builds these functions: the engine
+# without the rule (each alias counts on its own, nothing counts, nothing is checked), so
+# that the assignments before this one run; this one's rules fail until it is built.
+UNTIL_BUILT = {
+    "share_version": lambda alias, source: None,
+    "bump_version": lambda tensor: None,
+    "check_inplace": lambda tensor: None,
+    "unpack_saved": lambda saved, node: saved.data,
+}
+
+
 # The graded functions and the rules whose scenarios each decides (a test cell for a rule
 # binds the student's functions of that rule and keeps the engine's for the others).
 GRADED = {

@@ -24,8 +24,8 @@ Where the engine calls them:
 
 import numpy as np
 
-from .. import _dtypes, factories, ops
 from .. import _messages as msg
+from .. import factories, ops
 from .._size import wrap_dim
 from .._warnings import warn
 from ..functions import CatBackward0, IndexPutBackward0, StackBackward0
@@ -40,20 +40,19 @@ __all__ = [
     "Tensor",
     "check_ragged",
     "copy_",
-    "dtype_from_numpy",
     "edge",
     "finish",
     "fit_value",
     "getitem",
     "infer_dtype",
     "inplace",
-    "int_beyond_int64",
     "is_basic",
     "join_prepare",
     "meta",
     "msg",
     "needs_grad",
     "np",
+    "values_tensor",
     "warn",
     "wrap_dim",
 ]
@@ -82,14 +81,10 @@ def check_ragged(data):
     factories._check_ragged(data)
 
 
-def int_beyond_int64(values):
-    """Whether nested Python values hold an int that does not fit in 64 bits."""
-    return factories._int_beyond_int64(values)
-
-
-def dtype_from_numpy(np_dtype):
-    """The minigrad dtype that stores a NumPy dtype (float64 for np.float64, ...)."""
-    return _dtypes.from_numpy_dtype(np_dtype)
+def values_tensor(values, dtype, device, requires_grad):
+    """A new leaf holding a copy of plain values (numbers, nested lists of them, NumPy
+    arrays) in `dtype` (None: inferred), refusing ints that overflow it as PyTorch does."""
+    return factories._values_tensor(values, dtype, device, requires_grad)
 
 
 def join_prepare(tensors, what):
@@ -150,16 +145,16 @@ def to_python(values):
 
 
 def tensor_from_data(data, dtype, device, requires_grad):
-    """`minigrad.tensor(data, dtype=..., device=..., requires_grad=...)`: a new leaf holding a
-    copy of `data`'s values, never part of a graph (`finish` makes the leaf). `data` may be:
+    """`minigrad.tensor(data, dtype=..., device=..., requires_grad=...)` of a tensor, or of
+    nested lists holding tensors (the engine makes tensors of plain values itself, with
+    `values_tensor`): a new leaf holding a copy of the values, never part of a graph.
     - a tensor: copied (values only) with the warning `msg.COPY_CONSTRUCT` (formatted with
-      the factory's name, f"{msg.LIB}.tensor"), keeping its dtype and device unless given;
-    - a NumPy array or scalar: copied, keeping its dtype unless given;
-    - a CuPy array: copied, on "cuda" unless a device is given;
-    - a number or nested lists: dtype inferred (`infer_dtype`) unless given, lengths
-      checked (`check_ragged`), tensors inside turned into numbers (`to_python`); a Python
-      int that overflows the dtype is refused, `msg.OVERFLOW_LONG_LONG` (ValueError) past 64
-      bits, else `msg.VALUE_OVERFLOW` with the dtype's name (RuntimeError) (R1, D3)."""
+      the factory's name, f"{msg.LIB}.tensor"), keeping its dtype and device unless given
+      (`finish` makes the leaf);
+    - nested lists: dtype inferred from the elements (`infer_dtype`, the tensors' dtypes
+      included) unless given, lengths checked (`check_ragged`), then the tensors inside
+      turned into numbers (`to_python`) and the values made a tensor by
+      `values_tensor(values, dtype, device, requires_grad)` (R1)."""
     ### BEGIN SOLUTION
     if isinstance(data, Tensor):
         warn(msg.COPY_CONSTRUCT.format(f"{msg.LIB}.tensor"))
@@ -168,22 +163,9 @@ def tensor_from_data(data, dtype, device, requires_grad):
         if device is None:
             device = src._device
         return finish(arr, device, dtype or src._dtype, requires_grad)
-    if isinstance(data, (np.ndarray, np.generic)):  # a NumPy scalar keeps its dtype too
-        target = dtype or dtype_from_numpy(data.dtype)
-        return finish(np.array(data, dtype=target.np, copy=True), device, target, requires_grad)
-    if hasattr(data, "__cuda_array_interface__"):
-        arr = data.copy()
-        return finish(arr, device or "cuda", dtype, requires_grad)
     target = dtype or infer_dtype(data)
     check_ragged(data)
-    values = to_python(data)
-    try:
-        arr = np.array(values, dtype=target.np)
-    except OverflowError:  # PyTorch reads every Python int as a C long long first
-        if int_beyond_int64(values):
-            raise ValueError(msg.OVERFLOW_LONG_LONG) from None
-        raise RuntimeError(msg.VALUE_OVERFLOW.format(target.name)) from None
-    return finish(arr, device, target, requires_grad)
+    return values_tensor(to_python(data), target, device, requires_grad)
     ### END SOLUTION
 
 

@@ -48,15 +48,6 @@ x = tensor([1.0, 2.0], requires_grad=True)
 assert x.grad.dtype is float32 and x.grad.tolist() == [3.0, 3.0]
 
 # %% [markdown]
-# ### Check: a module moves its parameters in place (V5)
-
-# %% [test] V5
-model = minigrad.nn.Linear(2, 1)
-weight = model.weight
-assert model.to(float64) is model
-assert model.weight is weight and weight.dtype is float64 and weight.is_leaf
-
-# %% [markdown]
 # ### On a GPU
 #
 # Where a GPU is present, `.cuda()` is the same recorded copy, and the gradient of the copy
