@@ -161,6 +161,11 @@ def _checked_scalar(v, dtype, half=True):
     return v
 
 
+def _wrap_int64(v):
+    """A Python int as a C++ int64 holds it (two's complement, wrapping)."""
+    return ((v + (1 << 63)) % (1 << 64)) - (1 << 63)
+
+
 def _check_alpha(alpha, dtype):
     if alpha.__class__ is builtins.float and not dtype.is_floating_point:
         raise RuntimeError(msg.ALPHA_FLOAT_INTEGRAL)
@@ -250,11 +255,17 @@ def sub(self, other, *, alpha=1):
     if p is NotImplemented:
         return p
     dtype, device, a, b = p
-    if alpha != 1:
-        if alpha.__class__ is builtins.int and (1 << 63) <= alpha < (1 << 64):
-            alpha -= 1 << 64  # PyTorch adds -alpha, negated as the uint64 Scalar it is
+    data = None
+    if alpha.__class__ is builtins.int and alpha != 1:
+        _int_scalar(alpha, _dtypes.float64)  # read as a Scalar first (OverflowError)
+        # PyTorch adds -alpha, negated as a C++ int64 (wrapping): that is the value checked
+        # against the dtype (int32 takes alpha=2**31) and added
+        added = _check_alpha(_wrap_int64(-_wrap_int64(alpha)), dtype)
+        alpha, data = -added, a + added * b
+    elif alpha != 1:
         alpha = _check_alpha(alpha, dtype)
-    data = a - b if alpha == 1 else a - alpha * b
+    if data is None:
+        data = a - b if alpha == 1 else a - alpha * b
     return _binary(F.SubBackward0, self, other, _arr(data, dtype), dtype, device, alpha=alpha)
 
 

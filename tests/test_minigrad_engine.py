@@ -216,3 +216,19 @@ def test_a_leaf_only_the_graph_references_stays_reachable(lib):
     gc.collect()
     leaf = z.grad_fn.next_functions[0][0].variable
     assert leaf.dtype == lib.float64 and leaf.grad.tolist() == [3.0, 3.0]
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "float32"])
+@pytest.mark.parametrize("alpha", [2**31, -(2**31) - 1, 2**63, 2**63 + 1, -(2**63), 2**64 + 1])
+def test_sub_alpha_is_negated_before_it_is_checked_as_pytorch_does(dtype, alpha):
+    """PyTorch's sub adds -alpha, negated as a C++ int64: that value is checked against the
+    dtype and added (int32 takes alpha=2**31; float32 with 2**63 subtracts)."""
+
+    def outcome(lib):
+        a = lib.tensor([1, 2], dtype=getattr(lib, dtype))
+        try:
+            return a.sub(a, alpha=alpha).tolist()
+        except (RuntimeError, OverflowError) as error:
+            return type(error).__name__
+
+    assert outcome(minigrad) == outcome(torch)
