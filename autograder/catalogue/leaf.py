@@ -569,8 +569,10 @@ def retained_nonleaf_grad_accumulates(T, record, rng):
     y = (h * h).sum()
     record.call("y.backward(retain_graph=True)", lambda: y.backward(retain_graph=True))
     record.grad("h.grad after one backward", h)
+    record.value("h.grad._version after one (a fresh tensor)", h.grad._version)
     record.call("y.backward() again", lambda: y.backward())
     record.grad("h.grad after two", h)
+    record.value("h.grad._version after two (a new tensor again)", h.grad._version)
     record.grad("a.grad after two", a)
 
 
