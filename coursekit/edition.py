@@ -147,7 +147,11 @@ def write_class_edition(dest: Path) -> Path:
     if dest.exists() and any(dest.iterdir()):
         raise SystemExit(f"{dest} is not empty: choose a new directory for the class edition")
     dest.mkdir(parents=True, exist_ok=True)
-    build_engine(dest)
+    package = build_engine(dest)
+    init = package / "seams" / "__init__.py"
+    source = init.read_text()
+    assert 'EDITION = "self-paced"' in source
+    init.write_text(source.replace('EDITION = "self-paced"', 'EDITION = "class"', 1))
     version = getattr(minigrad, "__version__", "0")
     (dest / "pyproject.toml").write_text(CLASS_EDITION_PROJECT.format(version=version))
     return dest

@@ -121,3 +121,9 @@ def get_default_device():
     from ._device import CPU
 
     return CPU
+
+
+# The class edition binds the functions its student saved in earlier notebooks (seams/).
+from .seams import load_saved as _load_saved  # noqa: E402
+
+_load_saved()

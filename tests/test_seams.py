@@ -5,10 +5,12 @@ bind a student's functions into it, and nobody's copy carries a reference body i
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
 import warnings
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -16,7 +18,7 @@ import pytest
 import minigrad
 from coursekit.edition import graded_functions, seam_source, stubbed
 from coursekit.exercises.assignments import ASSIGNMENTS, BY_NAME
-from coursekit.exercises.cells import SOLUTION_MARKERS
+from coursekit.exercises.cells import SOLUTION_MARKERS, without_markers
 from coursekit.exercises.grading import check_seams
 from coursekit.exercises.planted import answer_functions
 from coursekit.exercises.release import EXERCISES
@@ -173,6 +175,37 @@ def test_the_class_edition_installs_holds_no_reference_body_and_names_the_assign
     ), out.stdout
 
 
+def test_the_class_edition_carries_a_students_functions_into_the_next_kernel(tmp_path):
+    """Binding all of leaf_nodes' functions in one process saves them; a new process's
+    `import minigrad` binds them again, so the next notebook (or a lecture) runs on them."""
+    edition = tmp_path / "edition"
+    subprocess.run([sys.executable, "-m", "coursekit.cli", "edition", str(edition)],
+                   check=True, capture_output=True)  # fmt: skip
+    env = {"PYTHONPATH": str(edition), "MINIGRAD_MY_SEAMS": str(tmp_path / "mine")}
+    answers = tmp_path / "answers.py"
+    functions = graded_functions(seam_source("leaf_nodes")).values()
+    answers.write_text(
+        "import minigrad\nfrom minigrad.seams.leaf_nodes import *\n\n"
+        + "\n\n".join(without_markers(f) for f in functions)
+        + '\n\nminigrad.seams.use("leaf_nodes", globals())\n'
+    )
+    subprocess.run([sys.executable, str(answers)], check=True, env=env, cwd=tmp_path)
+    assert (tmp_path / "mine" / "leaf_nodes.py").is_file()
+    probe = (
+        "import minigrad\n"
+        "x = minigrad.tensor([1.0, 2.0], requires_grad=True)\n"
+        "(x * x).sum().backward()\n"
+        "print(x.grad.tolist())\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], env=env, cwd=tmp_path,
+                         capture_output=True, text=True)  # fmt: skip
+    assert out.stdout.strip() == "[2.0, 4.0]", out.stderr[-2000:]
+    (tmp_path / "mine" / "leaf_nodes.py").write_text("def read_grad(:\n")  # broken
+    out = subprocess.run([sys.executable, "-c", "import minigrad"], env=env, cwd=tmp_path,
+                         capture_output=True, text=True)  # fmt: skip
+    assert out.returncode == 0 and "rerun the leaf_nodes notebook" in out.stderr
+
+
 def test_until_built_behaviour_never_passes_its_own_rules():
     """The class edition's stand-ins for version counters and .to() (UNTIL_BUILT) are the
     engine without the rule: bound as a student's answer, they earn nothing."""
@@ -190,3 +223,21 @@ def test_a_seam_defined_in_the_engine_matches_its_reference_edition():
         warnings.simplefilter("ignore")
         for assignment in NAMES:
             assert "### BEGIN SOLUTION" in seam_source(assignment)
+
+
+def test_the_self_paced_edition_never_loads_saved_functions(tmp_path):
+    """The engine graders use (the clone's) ignores whatever a student saved."""
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "leaf_nodes.py").write_text(
+        "def read_grad(tensor):\n    return 'saved'\n\n"
+        "def retain_grad(tensor):\n    pass\n\n"
+        "def accumulate_grad(tensor, grad, version=None, retained=False):\n    pass\n\n"
+        "def set_grad(tensor, value):\n    pass\n"
+    )
+    probe = "import minigrad\nprint(minigrad.tensor([1.0], requires_grad=True).grad)\n"
+    checkout = str(Path(minigrad.__file__).resolve().parent.parent)
+    env = {**os.environ, "MINIGRAD_MY_SEAMS": str(mine), "PYTHONPATH": checkout}
+    out = subprocess.run([sys.executable, "-c", probe], env=env, cwd=tmp_path,
+                         capture_output=True, text=True, check=True)  # fmt: skip
+    assert out.stdout.strip() == "None"
