@@ -241,3 +241,44 @@ def test_the_self_paced_edition_never_loads_saved_functions(tmp_path):
     out = subprocess.run([sys.executable, "-c", probe], env=env, cwd=tmp_path,
                          capture_output=True, text=True, check=True)  # fmt: skip
     assert out.stdout.strip() == "None"
+
+
+def _run_lecture(name: str) -> list[str]:
+    """Execute a lecture in a fresh kernel (which inherits this process's environment); the
+    errors it showed, as "Name: message"."""
+    from nbclient import NotebookClient
+
+    course = Path(minigrad.__file__).resolve().parent.parent / "course"
+    nb = nbformat.read(course / name, as_version=4)
+    NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=True,
+                   resources={"metadata": {"path": str(course)}}).execute()  # fmt: skip
+    return [
+        f"{o['ename']}: {o['evalue']}"
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.get("outputs", [])
+        if o.output_type == "error"
+    ]
+
+
+def test_a_lecture_runs_on_the_class_edition_once_the_students_functions_are_saved(
+    tmp_path, monkeypatch
+):
+    """Lecture 02 in the class edition: it stops, naming the assignment, before the student
+    built leaf_nodes; with every assignment's functions saved (here: the reference answers, as
+    a student who finished would have them) it runs top to bottom."""
+    edition = tmp_path / "edition"
+    subprocess.run([sys.executable, "-m", "coursekit.cli", "edition", str(edition)],
+                   check=True, capture_output=True)  # fmt: skip
+    monkeypatch.setenv("PYTHONPATH", str(edition))
+    monkeypatch.setenv("MINIGRAD_MY_SEAMS", str(tmp_path / "mine"))
+    errors = _run_lecture("02_leaf_nodes.ipynb")
+    assert errors and "is not built yet: you write it in assignment 1, leaf_nodes" in errors[0]
+    (tmp_path / "mine").mkdir()
+    for assignment in NAMES:
+        functions = graded_functions(seam_source(assignment)).values()
+        (tmp_path / "mine" / f"{assignment}.py").write_text(
+            f"from minigrad.seams.{assignment} import *\n\n\n"
+            + "\n\n".join(without_markers(f) for f in functions)
+        )
+    assert _run_lecture("02_leaf_nodes.ipynb") == []
