@@ -16,6 +16,15 @@ from nbgrader.plugins import ExportPlugin
 
 from coursekit.classroom.runs import latest_runs
 
+# A spreadsheet reads a cell starting with one of these as a formula (OWASP's list).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def cell_text(value: str) -> str:
+    """Text a spreadsheet shows as text: a leading apostrophe before what would start a
+    formula (names, ids and notes come from students and LMS files)."""
+    return "'" + value if value.startswith(FORMULA_STARTS) else value
+
 
 def problems(run) -> str:
     """Why a submission was graded with problems or not graded ("" when it was not)."""
@@ -50,12 +59,14 @@ class WideCsvExportPlugin(ExportPlugin):
                         row += [""] * (2 + len(cells[a.name]))
                         continue
                     total += submission.score
-                    row += [f"{submission.score:g}", problems(runs.get((student.id, a.name)))]
+                    why = problems(runs.get((student.id, a.name)))
+                    row += [f"{submission.score:g}", cell_text(why)]
                     for notebook, cell in cells[a.name]:
                         grade = gradebook.find_grade(cell, notebook, a.name, student.id)
                         row.append(f"{grade.score:g}")
                 names = [student.first_name or "", student.last_name or "", student.email or ""]
-                writer.writerow([student.id, *names, f"{total:g}", f"{possible:g}", *row])
+                texts = [cell_text(t) for t in (student.id, *names)]
+                writer.writerow([*texts, f"{total:g}", f"{possible:g}", *row])
 
 
 def export_csv(course, path) -> str:

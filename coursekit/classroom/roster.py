@@ -10,25 +10,55 @@ A name that matches nobody or more than one student is reported, never guessed.
 from __future__ import annotations
 
 import csv
-import re
 import unicodedata
 from pathlib import Path
 
 FIELDS = ("id", "first_name", "last_name", "email")
 
 
+class RosterError(SystemExit):
+    """A roster that cannot be used, with the file and line to fix."""
+
+
 def read_roster(path: Path) -> list[dict]:
-    with open(path, newline="", encoding="utf-8-sig") as handle:
-        rows = [
-            {k.strip(): (v or "").strip() for k, v in row.items()} for row in csv.DictReader(handle)
-        ]
+    """The roster's rows; RosterError (a message, not a traceback) for an id that is empty,
+    could name a path (`/`, `\\`, `.`, `..`), holds control characters, or repeats, a row
+    with more fields than the header, or a file that is not UTF-8."""
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as handle:
+            reader = csv.DictReader(handle)
+            rows = []
+            for row in reader:
+                line = reader.line_num
+                if None in row:  # DictReader files surplus fields under the key None
+                    raise RosterError(f"{path}, line {line}: more fields than the header names")
+                clean = {k.strip(): (v or "").strip() for k, v in row.items()}
+                rows.append(clean)
+                if "id" in clean:
+                    _check_id(path, line, clean["id"])
+    except UnicodeDecodeError as exc:
+        raise RosterError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); save "
+                          "the roster as CSV UTF-8") from None  # fmt: skip
     if rows and "id" not in rows[0]:
-        raise SystemExit(f"{path}: the roster needs an 'id' column (found {', '.join(rows[0])})")
+        raise RosterError(f"{path}: the roster needs an 'id' column (found {', '.join(rows[0])})")
     ids = [row["id"] for row in rows]
     repeated = sorted({i for i in ids if ids.count(i) > 1})
     if repeated:
-        raise SystemExit(f"{path}: student ids listed twice: {', '.join(repeated)}")
+        raise RosterError(f"{path}: student ids listed twice: {', '.join(repeated)}")
     return rows
+
+
+def _check_id(path: Path, line: int, student_id: str) -> None:
+    """A student id becomes a folder name in the course: refuse one that is not a plain name."""
+    why = ""
+    if not student_id:
+        why = "an empty id"
+    elif student_id in (".", "..") or "/" in student_id or "\\" in student_id:
+        why = f"the id {student_id!r} could name another folder"
+    elif any(unicodedata.category(ch).startswith("C") for ch in student_id):
+        why = f"the id {student_id!r} holds control characters"
+    if why:
+        raise RosterError(f"{path}, line {line}: {why}; ids are folder names in the course")
 
 
 def import_roster(gb, rows: list[dict]) -> None:
@@ -39,8 +69,10 @@ def import_roster(gb, rows: list[dict]) -> None:
 
 
 def key(text: str) -> str:
-    plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    return re.sub(r"[^a-z0-9]", "", plain.lower())
+    """A name compared without case, accents, spaces and punctuation, in any script (a
+    Cyrillic А stays apart from a Latin A: no homoglyph is guessed)."""
+    decomposed = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).casefold())
+    return "".join(ch for ch in decomposed if ch.isalnum())
 
 
 class Matcher:
