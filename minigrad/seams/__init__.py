@@ -17,7 +17,7 @@ Each module's GRADED maps a graded function to the rules whose scenarios it deci
 cell can bind only the functions of its rules and keep the reference (or the stub) for the rest.
 
 In the class edition (EDITION "class"), binding all of an assignment's functions also saves
-their source in the student's own folder (MY_SEAMS), and `import minigrad` binds what was saved:
+their source in the student's own folder (my_seams()), and `import minigrad` binds what was saved:
 a student's engine carries their earlier assignments forward into the next notebook and the
 lectures. The self-paced edition never reads or writes that folder.
 """
@@ -32,8 +32,17 @@ from pathlib import Path
 from types import ModuleType
 
 EDITION = "self-paced"  # coursekit.edition writes "class" into the class edition's copy
-# Where the class edition keeps a student's functions between kernels (one file each).
-MY_SEAMS = Path(os.environ.get("MINIGRAD_MY_SEAMS", Path.home() / ".minigrad" / "my_seams"))
+
+
+def my_seams() -> Path:
+    """Where the class edition keeps a student's functions between kernels (one file each):
+    $MINIGRAD_MY_SEAMS, else ~/.minigrad/my_seams (read only in the class edition, and
+    never failing where a process has no home directory)."""
+    configured = os.environ.get("MINIGRAD_MY_SEAMS")
+    if configured:
+        return Path(configured)
+    return Path(os.path.expanduser("~")) / ".minigrad" / "my_seams"
+
 
 # Course order, as the lectures: the first assignment is numbered 1.
 ASSIGNMENTS = (
@@ -119,16 +128,19 @@ def _save(assignment: str, functions) -> None:
     except (OSError, TypeError):  # defined where no source is kept: nothing to carry
         return
     header = f"from minigrad.seams.{assignment} import *  # noqa: F403\n\n\n"
-    MY_SEAMS.mkdir(parents=True, exist_ok=True)
-    (MY_SEAMS / f"{assignment}.py").write_text(header + "\n\n".join(sources))
+    folder = my_seams()
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{assignment}.py").write_text(header + "\n\n".join(sources))
 
 
 def load_saved() -> list[str]:
     """Bind the functions a student saved (class edition): the assignments loaded."""
+    if EDITION != "class":
+        return []
     loaded = []
     for assignment in ASSIGNMENTS:
-        path = MY_SEAMS / f"{assignment}.py"
-        if EDITION != "class" or not path.is_file():
+        path = my_seams() / f"{assignment}.py"
+        if not path.is_file():
             continue
         namespace = {"__name__": f"my_{assignment}"}
         try:
