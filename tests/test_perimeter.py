@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import csv
+import os
+import sys
 
 import pytest
 from nbgrader.api import Gradebook
@@ -50,9 +52,11 @@ def test_plain_ids_pass_including_regex_characters_and_other_scripts(tmp_path):
     assert [row["id"] for row in read_roster(path)] == ["a+b", "мария"]
 
 
-def test_grades_csv_cells_never_start_a_formula(tmp_path):
+def test_grades_csv_cells_never_start_a_formula(tmp_path, monkeypatch):
     """Ids, names and e-mail come from rosters and LMS files: a spreadsheet must show them as
     text, not run them (=, +, -, @, tab, CR start a formula)."""
+    bin_dir = os.path.dirname(sys.executable)  # nbgrader runs `alembic` by name: the venv's
+    monkeypatch.setenv("PATH", bin_dir + os.pathsep + os.environ.get("PATH", ""))
     with Gradebook(f"sqlite:///{tmp_path / 'gradebook.db'}") as gb:
         ensure_table(gb.engine)  # the pipeline's table of grading runs
         gb.add_assignment("leaf_nodes")
