@@ -142,13 +142,19 @@ def test_no_released_file_holds_a_reference_body():
     assert not found
 
 
+def class_edition(tmp_path) -> Path:
+    """`minigrad-course edition` run as an instructor runs it: the folder it wrote."""
+    edition = tmp_path / "edition"
+    cli = [sys.executable, "-m", "coursekit.cli", "edition", str(edition)]
+    subprocess.run(cli, check=True, capture_output=True)
+    return edition
+
+
 def test_the_class_edition_installs_holds_no_reference_body_and_names_the_assignment(tmp_path):
     """`minigrad-course edition DIR`, pip-installed: every installed file searched for every
     reference body; a graded function not built yet says which assignment builds it, and
     what the engine does without one (plain tensors, arithmetic) still works."""
-    edition = tmp_path / "edition"
-    cli = [sys.executable, "-m", "coursekit.cli", "edition", str(edition)]
-    subprocess.run(cli, check=True, capture_output=True)
+    edition = class_edition(tmp_path)
     site = tmp_path / "site"
     pip = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
            "--target", str(site), str(edition)]  # fmt: skip
@@ -178,9 +184,7 @@ def test_the_class_edition_installs_holds_no_reference_body_and_names_the_assign
 def test_the_class_edition_carries_a_students_functions_into_the_next_kernel(tmp_path):
     """Binding all of leaf_nodes' functions in one process saves them; a new process's
     `import minigrad` binds them again, so the next notebook (or a lecture) runs on them."""
-    edition = tmp_path / "edition"
-    subprocess.run([sys.executable, "-m", "coursekit.cli", "edition", str(edition)],
-                   check=True, capture_output=True)  # fmt: skip
+    edition = class_edition(tmp_path)
     env = {"PYTHONPATH": str(edition), "MINIGRAD_MY_SEAMS": str(tmp_path / "mine")}
     answers = tmp_path / "answers.py"
     functions = graded_functions(seam_source("leaf_nodes")).values()
@@ -267,9 +271,7 @@ def test_a_lecture_runs_on_the_class_edition_once_the_students_functions_are_sav
     """Lecture 02 in the class edition: it stops, naming the assignment, before the student
     built leaf_nodes; with every assignment's functions saved (here: the reference answers, as
     a student who finished would have them) it runs top to bottom."""
-    edition = tmp_path / "edition"
-    subprocess.run([sys.executable, "-m", "coursekit.cli", "edition", str(edition)],
-                   check=True, capture_output=True)  # fmt: skip
+    edition = class_edition(tmp_path)
     monkeypatch.setenv("PYTHONPATH", str(edition))
     monkeypatch.setenv("MINIGRAD_MY_SEAMS", str(tmp_path / "mine"))
     errors = _run_lecture("02_leaf_nodes.ipynb")

@@ -21,7 +21,7 @@ from pathlib import Path
 import nbformat
 
 from coursekit.classroom.course import CONFIG_FILE, Course
-from coursekit.exercises.planted import BUGS, solution_sources
+from coursekit.exercises.planted import BUGS, planted_in, solution_sources
 
 ROSTER = [  # id, first name, last name
     ("ada", "Ada", "Lovelace"),
@@ -169,9 +169,10 @@ def submission(released: Path, kind: str) -> tuple[str, bytes]:
         for cell in solution_cells:
             cell.source = answers[_nbgrader(cell)["grade_id"]]
     if kind == "bug":
-        _rule, old, new = BUGS[name][0]  # the first typical bug of the assignment
-        (cell,) = [c for c in solution_cells if old in c.source + "\n"]  # may end the answer
-        cell.source = (cell.source + "\n").replace(old, new).rstrip("\n")
+        _rule, *bug = BUGS[name][0]  # the first typical bug of the assignment
+        planted = [(c, planted_in(c.source, bug)) for c in solution_cells]
+        ((cell, buggy),) = [(c, text) for c, text in planted if text is not None]
+        cell.source = buggy
     elif kind == "partly answered":
         solution_cells[-1].source = _released_stub(released, solution_cells[-1])
     elif kind == "invalid JSON":

@@ -129,6 +129,18 @@ def solution_sources(name: str) -> dict[str, str]:
     }
 
 
+def planted_in(source: str, edit) -> str | None:
+    """`source` with the bug `edit` (its text, what replaces it) planted, or None when the
+    text is not in it; the text may end the source (an answer's last line with its newline).
+    Its text must occur once, so that a bug is planted where it was meant to be."""
+    old, new = edit
+    text = source + "\n"
+    if old not in text:
+        return None
+    assert text.count(old) == 1, f"the bug's text occurs more than once: {old!r}"
+    return text.replace(old, new).rstrip("\n")
+
+
 def answered(released: Path, name: str, edit=None, preamble: str = "") -> str:
     """The released notebook with its solution cells answered (as a student would)."""
     nb = nbformat.read(released, as_version=4)
@@ -138,13 +150,10 @@ def answered(released: Path, name: str, edit=None, preamble: str = "") -> str:
         meta = cell.metadata.get("nbgrader", {})
         if not meta.get("solution"):
             continue
-        source = answers[meta["grade_id"]] + "\n"
-        if edit is not None and edit[0] in source:
-            assert source.count(edit[0]) == 1, edit[0]
-            source = source.replace(*edit)
-            edited += 1
-        source = source.rstrip("\n")
-        cell.source = source
+        cell.source = answers[meta["grade_id"]]
+        buggy = planted_in(cell.source, edit) if edit is not None else None
+        if buggy is not None:
+            cell.source, edited = buggy, edited + 1
     if preamble:
         first = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution"))
         first.source = preamble + first.source
@@ -160,10 +169,10 @@ def answer_functions(assignment: str, edit=None) -> dict:
     from minigrad import seams
 
     functions = graded_functions(seam_source(assignment)).values()
-    source = "\n\n".join(without_markers(f) for f in functions) + "\n"
+    source = "\n\n".join(without_markers(f) for f in functions)
     if edit is not None:
-        assert source.count(edit[0]) == 1, edit[0]
-        source = source.replace(*edit)
+        source = planted_in(source, edit)
+        assert source is not None, f"the bug's text is in no answer: {edit[0]!r}"
     helpers = seams.module(assignment)
     namespace = {"__name__": "answers", **{n: getattr(helpers, n) for n in helpers.__all__}}
     exec(compile(source, f"<{assignment} answers>", "exec"), namespace)
@@ -173,13 +182,10 @@ def answer_functions(assignment: str, edit=None) -> dict:
 @contextlib.contextmanager
 def answered_engine(assignment: str, edit=None):
     """minigrad with the assignment's reference answers (one bug planted by `edit`) bound in,
-    as a module a fresh process cannot import (scenarios then run where the binding is)."""
-    import minigrad
-    from autograder.engine import unimportable_copy
+    as the hidden tests bind a student's (coursekit.exercises.grading.bound)."""
+    from coursekit.exercises.grading import bound
     from minigrad import seams
 
-    seams.use(assignment, answer_functions(assignment, edit))
-    try:
-        yield unimportable_copy(minigrad, "engine")
-    finally:
-        seams.reset(assignment)
+    rules = {rule for decided in seams.graded(assignment).values() for rule in decided}
+    with bound(answer_functions(assignment, edit), assignment, rules) as engine:
+        yield engine

@@ -167,10 +167,15 @@ def staged_root() -> Path:
     for name in ALLOWED_PACKAGES:
         for directory in _package_dirs(name):
             (root / "site" / directory.name).symlink_to(directory)
+    _readable_to_all(root)
+    return root
+
+
+def _readable_to_all(root: Path) -> None:
+    """What is staged is read by the sandbox's own uid: world-readable, never writable."""
     for path in [root, *root.rglob("*")]:
         if not path.is_symlink():
             path.chmod(0o755 if path.is_dir() else 0o644)
-    return root
 
 
 @cache
@@ -183,8 +188,7 @@ def staged_engine(stubs: tuple[tuple[str, tuple[str, ...]], ...]) -> Path:
     root = Path(tempfile.mkdtemp(prefix="minigrad-sealed-engine-"))
     atexit.register(shutil.rmtree, root, ignore_errors=True)
     build_engine(root, {assignment: list(names) for assignment, names in stubs}, sourceless=True)
-    for path in [root, *root.rglob("*")]:
-        path.chmod(0o755 if path.is_dir() else 0o644)
+    _readable_to_all(root)
     return root
 
 
