@@ -26,6 +26,9 @@ def check(engine, rules=None, topics=None, device="cpu", seed=None, time_limit=T
     seed None draws a fresh seed (recorded in the report so a regrade reproduces it).
     device="cuda" runs the scenarios that exist on CUDA where both PyTorch and the engine see a
     GPU; elsewhere each is reported "not run: no GPU on the grader" and counts as not passed.
+    A scenario that stops where the engine says a part is not built yet (an exception with a
+    `waiting_for` attribute, see recorder.waiting_for), having matched PyTorch until then, is
+    reported "waiting" for that part: not passed either.
     """
     import torch  # the trusted side: only check() ever imports the reference
 
@@ -54,9 +57,14 @@ def check(engine, rules=None, topics=None, device="cpu", seed=None, time_limit=T
         results = []
         for sc in chosen:
             diffs = differences[sc.id]
-            isolation = observed["scenarios"][sc.id].get("isolation", "")
+            run = observed["scenarios"][sc.id]
+            isolation = run.get("isolation", "")
             note = f"observed in {isolation}" if isolation.startswith("this process") else ""
-            results.append(_result(sc, "failed" if diffs else "passed", diffs, note))
+            if run["status"] == "waiting" and len(diffs) == 1:  # matched up to where it stopped
+                note = run["error"]["message"]
+                results.append(_result(sc, "waiting", note=note, waiting_for=run["waiting_for"]))
+            else:
+                results.append(_result(sc, "failed" if diffs else "passed", diffs, note))
     return Report(
         engine=engine_name,
         device=device,
@@ -67,7 +75,7 @@ def check(engine, rules=None, topics=None, device="cpu", seed=None, time_limit=T
     )
 
 
-def _result(sc, status, differences=(), note=""):
+def _result(sc, status, differences=(), note="", waiting_for=""):
     return ScenarioResult(
         id=sc.id,
         rules=sc.rules,
@@ -77,6 +85,7 @@ def _result(sc, status, differences=(), note=""):
         status=status,
         differences=list(differences),
         note=note,
+        waiting_for=waiting_for,
     )
 
 

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from autograder.recorder import Recorder, normalise_text
+from autograder.recorder import Recorder, normalise_text, waiting_for
 from autograder.scenarios import Scenario, select
 
 CAN_FORK = hasattr(os, "fork")
@@ -91,7 +91,8 @@ def observe(
 
 
 def observe_scenario(engine, sc: Scenario, seed: int, device: str, time_limit=TIME_LIMIT_S) -> dict:
-    """Run one scenario in this process. status: ok, error, timeout or not_implemented."""
+    """Run one scenario in this process. status: ok, error, timeout, not_implemented or
+    waiting (the engine said a part it needs is not built yet: `waiting_for` names it)."""
     missing = [name for name in sc.needs if not has_name(engine, name)]
     if missing:
         return {"status": "not_implemented", "missing": missing, "observations": []}
@@ -117,8 +118,11 @@ def observe_scenario(engine, sc: Scenario, seed: int, device: str, time_limit=TI
         else:
             result["error"] = _error(exc, sc, libnames)
     except BaseException as exc:  # noqa: BLE001  (SystemExit from engine code included)
-        result["status"] = "error"
+        part = waiting_for(exc)
+        result["status"] = "waiting" if part else "error"
         result["error"] = _error(exc, sc, libnames)
+        if part:
+            result["waiting_for"] = part
     finally:
         _restore_grad_mode(engine)
     result["seconds"] = round(time.perf_counter() - started, 4)

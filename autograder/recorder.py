@@ -34,6 +34,14 @@ def is_tensor(x) -> bool:
         return False
 
 
+def waiting_for(exc: BaseException) -> str:
+    """The part an engine under construction has not built yet, when `exc` says so: an
+    engine may raise an exception whose `waiting_for` attribute names that part (a str). The
+    scenario then stops and is reported as waiting for it, never as passed."""
+    part = getattr(exc, "waiting_for", "")
+    return part if isinstance(part, str) else ""
+
+
 def _error_marker(exc: BaseException, libnames) -> dict:
     return {"error": f"{type(exc).__name__}: {normalise_text(exc, libnames)}"}
 
@@ -156,6 +164,8 @@ class Recorder:
             try:
                 snap[name] = read()
             except Exception as exc:  # an engine missing a field still gets the rest compared
+                if waiting_for(exc):
+                    raise
                 snap[name] = _error_marker(exc, self.libnames)
         return snap
 
@@ -180,6 +190,8 @@ class Recorder:
             try:
                 result, exc = fn(), None
             except Exception as e:
+                if waiting_for(e):  # not the engine's answer: the part is not built yet
+                    raise
                 result, exc = None, e
         seen = [
             {"category": w.category.__name__, "message": normalise_text(w.message, self.libnames)}

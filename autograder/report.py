@@ -17,9 +17,10 @@ class ScenarioResult:
     topic: str
     lecture: str
     weight: float
-    status: str  # "passed", "failed" or "not run"
+    status: str  # "passed", "failed", "not run" or "waiting" (for waiting_for)
     differences: list[dict] = field(default_factory=list)
     note: str = ""
+    waiting_for: str = ""  # the part of the engine not built yet, when status is "waiting"
 
     @property
     def passed(self) -> bool:
@@ -65,7 +66,13 @@ class Report:
 
     @property
     def failures(self) -> list[ScenarioResult]:
-        return [r for r in self.results if not r.passed]
+        """Scenarios that ran differently from PyTorch, or could not run here."""
+        return [r for r in self.results if not r.passed and r.status != "waiting"]
+
+    @property
+    def waiting(self) -> list[ScenarioResult]:
+        """Scenarios that stopped where the engine is not built yet (matching until then)."""
+        return [r for r in self.results if r.status == "waiting"]
 
     @property
     def by_rule(self) -> dict[str, dict]:
@@ -83,9 +90,11 @@ class Report:
     def summary(self) -> str:
         verdict = "PASSED" if self.passed else "NOT PASSED"
         n_ok = sum(r.passed for r in self.results)
+        parts = sorted({r.waiting_for for r in self.waiting})
+        waits = f", {len(self.waiting)} waiting for {', '.join(parts)}" if parts else ""
         return (
             f"{self.engine} vs PyTorch {self.reference} on {self.device}, seed {self.seed}: "
-            f"score {self.score:.2f} ({n_ok}/{len(self.results)} scenarios) {verdict}"
+            f"score {self.score:.2f} ({n_ok}/{len(self.results)} scenarios{waits}) {verdict}"
         )
 
     def explanation(self, rules) -> str:
@@ -120,6 +129,9 @@ class Report:
         for failure in self.failures:
             lines.append("")
             lines.extend(failure.feedback_lines())
+        for waiting in self.waiting:
+            lines.append("")
+            lines.append(f"[{waiting.id}] waiting for {waiting.waiting_for}: {waiting.note}")
         lines.append("")
         lines.append(f"regrade the same values with check(engine, seed={self.seed})")
         return "\n".join(lines)
@@ -155,6 +167,11 @@ class Report:
             for rule in failure.rules:
                 parts.append(f"<p>rule {rule}: {esc(statement(rule))}</p>")
             parts.append(f"<p>reread: <code>{esc(failure.lecture)}</code></p></details>")
+        for waiting in self.waiting:
+            parts.append(
+                f"<p><code>{esc(waiting.id)}</code> waiting for {esc(waiting.waiting_for)}: "
+                f"{esc(waiting.note)}</p>"
+            )
         parts.append(
             f"<p>regrade the same values with <code>check(engine, seed={self.seed})</code>"
         )

@@ -194,7 +194,9 @@ class _GraphBuilder:
         self.saved_by.setdefault(id(saved), _fn_id(fn))
         desc = self._describe(saved)
         then = _saved_version(fn, attr, short)
-        now = saved._version
+        now = _version_of(saved)
+        if now is None:
+            return f"saved {short}: {desc}".removesuffix(", "), False
         if then is not None and then != now:
             return f"saved {short}: {desc}version {then}, now {now}: modified in place!", True
         return f"saved {short}: {desc}version {now}", False
@@ -212,8 +214,8 @@ class _GraphBuilder:
             return tid
         flags = f"is_leaf={t.is_leaf} requires_grad={t.requires_grad}"
         lines = [flags]
-        if t._version:
-            lines.append(f"_version={t._version}")
+        if _version_of(t):
+            lines.append(f"_version={_version_of(t)}")
         if self.values and _numel(t) <= MAX_VALUES:
             lines.append("data: " + _values_text(t.detach()))
             grad_line = self._grad_line(t)
@@ -657,3 +659,12 @@ def _text(x, y, content, colour=TEXT, bold=False):
         f'<text x="{x:.1f}" y="{y:.1f}" fill="{colour}"{weight} xml:space="preserve">'
         f"{html.escape(content, quote=False)}</text>"
     )
+
+
+def _version_of(t):
+    """t._version, or None where the engine cannot count yet (the class edition before
+    assignment 3 raises NotImplementedError naming it): the picture leaves the version out."""
+    try:
+        return t._version
+    except NotImplementedError:
+        return None

@@ -40,16 +40,23 @@ def require_gpu() -> None:
 
 @contextlib.contextmanager
 def bound(namespace: dict, assignment: str, rules):
-    """The engine with the functions of `rules` taken from `namespace`, restored after."""
+    """The engine with the functions of `rules` taken from `namespace`, restored after.
+
+    In the class edition there is no reference to isolate them with: the engine is then all
+    of the assignment's functions that `namespace` defines (the student's engine as written).
+    """
     module = seams.module(assignment)
     previous = {name: getattr(module, name) for name in module.GRADED}  # the notebook's own
+    names = seams.functions_for(assignment, rules)
+    if seams.EDITION == "class":
+        names = [name for name in module.GRADED if callable(namespace.get(name))]
     seams.reset(assignment)
     try:
-        seams.use(assignment, namespace, seams.functions_for(assignment, rules))
+        seams.use(assignment, namespace, names)
         yield unimportable_copy(minigrad, ENGINE_NAME)
     finally:
         seams.reset(assignment)
-        seams.use(assignment, previous)
+        seams.use(assignment, previous, list(previous))
 
 
 def check_seams(namespace: dict, assignment: str, rules, device: str = "cpu", seed=None):
@@ -89,8 +96,26 @@ def check_rule(namespace: dict, assignment: str, rules, device: str = "cpu") -> 
     section and the first difference (what Validate and the notebook show). Grading runs the
     same scenarios again on fresh values."""
     report = check_seams(namespace, assignment, rules, device, seed=PUBLIC_SEED)
-    if not report.passed:
-        raise AssertionError(verdict(report, list(rules)))
+    later = [r for r in report.waiting if r.waiting_for != assignment]
+    if report.passed or (later and len(later) == len(report.results) - _passed(report)):
+        if later:  # the class edition before those assignments: nothing to fix here yet
+            print(waiting_note(later))
+        return
+    raise AssertionError(verdict(report, list(rules)))
+
+
+def _passed(report) -> int:
+    return sum(r.passed for r in report.results)
+
+
+def waiting_note(waiting) -> str:
+    """Scenarios that need functions another assignment builds: checked once it is done."""
+    parts = sorted({r.waiting_for for r in waiting})
+    named = ", ".join(f"assignment {seams.ASSIGNMENTS.index(p) + 1} ({p})" for p in parts)
+    return (
+        f"{len(waiting)} scenario(s) also need {named}, not built yet: they run once it is, "
+        "and grading runs them with the course's own functions there."
+    )
 
 
 def grade(namespace: dict, assignment: str, rules, device: str = "cpu", seed=None) -> None:

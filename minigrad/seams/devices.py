@@ -20,6 +20,7 @@ from .. import ops
 from .._device import to_device_array
 from ..functions import ToCopyBackward0
 from ..tensor import Tensor
+from . import not_built
 
 # What an exercise notebook imports (`from minigrad.seams.devices import *`) to write these
 # functions: the helpers, never the graded functions themselves.
@@ -71,14 +72,17 @@ def to_copy_backward(grad, src_dtype, src_device):
 
 
 def _untracked_copy(tensor, device, dtype):
-    """A copy autograd does not record (a leaf): the engine without assignment 5's rule."""
+    """A copy autograd does not record: the engine without assignment 5's rule. Where that
+    would show (the source requires grad), it stops instead, naming the assignment."""
+    if needs_grad(tensor):
+        raise not_built("devices", "to_copy")
     data = to_device_array(tensor._data, device)
     return Tensor._make(data.astype(dtype.np, copy=True), device, dtype)
 
 
-# What the class edition's engine does until a student builds these functions: the engine
-# without the rule (every .to() copies, and no copy is recorded), so that the assignments
-# before this one run; this one's rules fail until it is built.
+# What the class edition's engine does until a student builds these functions: every .to()
+# copies, and a copy autograd would record stops with the assignment's name, so that the
+# assignments before this one run; this one's rules fail until it is built.
 UNTIL_BUILT = {
     "to": lambda tensor, device, dtype, copy: _untracked_copy(
         tensor, device or tensor._device, dtype or tensor._dtype

@@ -24,6 +24,7 @@ Where the engine calls them:
 from .. import _messages as msg
 from ..autograd.graph import Saved, producer_name
 from ..tensor import Tensor
+from . import not_built  # noqa: F401  (what the class edition's stubs raise)
 
 # What an exercise notebook imports (`from minigrad.seams.inplace_versions import *`) to
 # write these functions: the helpers, never the graded functions themselves.
@@ -95,12 +96,24 @@ def version_error(saved, node):
     ### END SOLUTION
 
 
+def _uncounted(tensor):
+    """A change not counted: reading the version now says assignment 3 is not built."""
+    tensor._version_counter.uncounted = True
+
+
+def _share_uncounted(alias, source):
+    """Without a shared counter a write through one alias would leave the other's version
+    silently wrong: neither version is readable (no version is ever read wrong)."""
+    alias._version_counter.uncounted = source._version_counter.uncounted = True
+
+
 # What the class edition's engine does until a student builds these functions: the engine
-# without the rule (each alias counts on its own, nothing counts, nothing is checked), so
-# that the assignments before this one run; this one's rules fail until it is built.
+# without the rule (nothing counts, nothing is checked), so that the assignments before this
+# one run; reading a version after an uncounted change stops with the assignment's name, and
+# this one's rules fail until it is built.
 UNTIL_BUILT = {
-    "share_version": lambda alias, source: None,
-    "bump_version": lambda tensor: None,
+    "share_version": _share_uncounted,
+    "bump_version": _uncounted,
     "check_inplace": lambda tensor: None,
     "unpack_saved": lambda saved, node: saved.data,
 }
