@@ -149,9 +149,9 @@ def _collect(course, args) -> int:
 def _grade(course, args) -> int:
     from coursekit.classroom.grade import grade_class
     from coursekit.classroom.supervisor import Limits
-    from coursekit.classroom.table import grade_table
+    from coursekit.classroom.table import grade_summary
 
-    grade_class(
+    results = grade_class(
         course,
         args.jobs,
         args.force,
@@ -159,7 +159,7 @@ def _grade(course, args) -> int:
         args.cell_timeout,
         Limits(args.timeout, args.memory),
     )
-    print(grade_table(course))
+    print(grade_summary(results))
     return 0
 
 

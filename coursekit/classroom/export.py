@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import csv
 
-from nbgrader.api import MissingEntry
 from nbgrader.plugins import ExportPlugin
 
+from coursekit.classroom import scores as read
 from coursekit.classroom.runs import latest_runs
 
 # A spreadsheet reads a cell starting with one of these as a formula (OWASP's list).
@@ -36,34 +36,34 @@ def problems(run) -> str:
 class WideCsvExportPlugin(ExportPlugin):
     def export(self, gradebook) -> None:
         path = self.to or "grades.csv"
-        assignments = sorted(gradebook.assignments, key=lambda a: a.name)
+        db = gradebook.db
+        assignments = read.assignments(db)
         cells = {
             a.name: sorted((nb.name, c.name) for nb in a.notebooks for c in nb.grade_cells)
-            for a in assignments
+            for a in gradebook.assignments
         }
-        runs = latest_runs(gradebook.db)
+        totals, by_cell = read.submission_scores(db), read.cell_scores(db)
+        runs = latest_runs(db)
         header = ["student_id", "first_name", "last_name", "email", "total", "max_total"]
-        for a in assignments:
-            header += [a.name, f"{a.name}/problems"]
-            header += [f"{a.name}/{cell}" for _, cell in cells[a.name]]
+        for name, _ in assignments:
+            header += [name, f"{name}/problems"]
+            header += [f"{name}/{cell}" for _, cell in cells[name]]
+        possible = sum(maximum for _, maximum in assignments)
         with open(path, "w", newline="") as handle:
             writer = csv.writer(handle)
             writer.writerow(header)
-            for student in sorted(gradebook.students, key=lambda s: s.id):
-                row, total, possible = [], 0.0, 0.0
-                for a in assignments:
-                    possible += a.max_score
-                    try:
-                        submission = gradebook.find_submission(a.name, student.id)
-                    except MissingEntry:
-                        row += [""] * (2 + len(cells[a.name]))
+            for student in read.students(db):
+                row, total = [], 0.0
+                for name, _ in assignments:
+                    if (student.id, name) not in totals:
+                        row += [""] * (2 + len(cells[name]))
                         continue
-                    total += submission.score
-                    why = problems(runs.get((student.id, a.name)))
-                    row += [f"{submission.score:g}", cell_text(why)]
-                    for notebook, cell in cells[a.name]:
-                        grade = gradebook.find_grade(cell, notebook, a.name, student.id)
-                        row.append(f"{grade.score:g}")
+                    score = totals[(student.id, name)][0]
+                    total += score
+                    why = problems(runs.get((student.id, name)))
+                    row += [f"{score:g}", cell_text(why)]
+                    for notebook, cell in cells[name]:
+                        row.append(f"{by_cell.get((student.id, name, notebook, cell), 0.0):g}")
                 names = [student.first_name or "", student.last_name or "", student.email or ""]
                 texts = [cell_text(t) for t in (student.id, *names)]
                 writer.writerow([*texts, f"{total:g}", f"{possible:g}", *row])

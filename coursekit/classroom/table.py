@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from coursekit.classroom import scores as read
 from coursekit.classroom.export import problems
 from coursekit.classroom.runs import latest_runs
 
@@ -9,15 +10,9 @@ from coursekit.classroom.runs import latest_runs
 def class_scores(course) -> tuple[list[str], list[str], dict, dict]:
     """students, assignments, {(student, assignment): (score, max)}, {(s, a): latest run}."""
     with course.gradebook() as gb:
-        students = sorted(s.id for s in gb.students)
-        assignments = sorted(a.name for a in gb.assignments)
-        scores = {}
-        for assignment in gb.assignments:
-            for submission in assignment.submissions:
-                scores[(submission.student.id, assignment.name)] = (
-                    submission.score,
-                    submission.max_score,
-                )
+        students = [s.id for s in read.students(gb.db)]
+        assignments = [name for name, _ in read.assignments(gb.db)]
+        scores = read.submission_scores(gb.db)
         runs = latest_runs(gb.db)
     return students, assignments, scores, runs
 
@@ -50,6 +45,32 @@ def grade_table(course) -> str:
         for (student, assignment), run in sorted(runs.items())
         if problems(run) and (student, assignment) in scores
     ]
+    return "\n".join(lines)
+
+
+def grade_summary(results: list[dict]) -> str:
+    """What one `grade` run did, in a few lines (the whole class is `table`'s job: printing
+    it after every run, a one-student appeal included, read the whole gradebook)."""
+    if not results:
+        return "nothing to grade: every collected submission is graded and unchanged"
+    students = {r["student"] for r in results}
+    troubled = [r for r in results if r["status"] != "graded"]
+    lines = [
+        f"graded {len(results)} submission(s) of {len(students)} student(s): "
+        f"{len(results) - len(troubled)} cleanly, {len(troubled)} with problems"
+    ]
+    lines += [
+        f"  * {_printable(r['student'])} / {r['assignment']}: {r['status']}: "
+        + _printable(" | ".join(r.get("notes", [])))
+        for r in sorted(troubled, key=lambda r: (r["student"], r["assignment"]))
+    ]
+    if len(students) == 1:
+        (student,) = students
+        for r in results:
+            score = sum(c["score"] for c in r["cells"])
+            possible = sum(c["max_score"] for c in r["cells"])
+            lines.append(f"  {_printable(student)} / {r['assignment']}: {score:g}/{possible:g}")
+    lines.append("the class's grades: minigrad-course table; the CSV: minigrad-course export")
     return "\n".join(lines)
 
 

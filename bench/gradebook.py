@@ -1,0 +1,129 @@
+"""Reading a large class's gradebook: `table`, `export` and `report` on 5,000 students x 5
+assignments (issue 17: each under 10 s; they used to read submission by submission, which
+took minutes).
+
+The gradebook is synthetic but has nbgrader's own schema: the assignments, notebooks and
+grade cells are made through nbgrader's API, the students, submissions, grades and the
+pipeline's run records by bulk inserts (90% of submissions handed in, scores drawn from a
+seeded generator). `build_gradebook` is also what tests/test_gradebook_reads.py uses, at a
+small size, to compare these reads with nbgrader's per-submission figures.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import random
+import tempfile
+import time
+import uuid
+from datetime import datetime
+from pathlib import Path
+
+from bench.results import Row, set_target
+from bench.timing import Timing
+
+STUDENTS, ASSIGNMENTS, CELLS = 5000, 5, 4
+TARGET_S = 10.0
+
+
+def build_gradebook(root: Path, students=STUDENTS, assignments=ASSIGNMENTS, cells=CELLS,
+                    seed=0):  # fmt: skip
+    """A course folder at root whose gradebook holds the synthetic class; returns the Course."""
+    from nbgrader.api import (
+        Grade,
+        Student,
+        SubmittedAssignment,
+        SubmittedNotebook,
+    )
+    from sqlalchemy import insert
+
+    from coursekit.classroom.course import Course
+    from coursekit.classroom.runs import GradingRun, ensure_table
+
+    root.mkdir(parents=True, exist_ok=True)
+    course = Course.at(root, f"sqlite:///{root / 'gradebook.db'}")
+    rng = random.Random(seed)
+    with course.gradebook() as gb:
+        ensure_table(gb.engine)
+        layout = {}  # assignment -> (assignment id, notebook id, [(cell id, max score)])
+        for a in range(assignments):
+            name = f"a{a + 1}"
+            assignment = gb.add_assignment(name)
+            notebook = gb.add_notebook(name, name)
+            cells_made = [
+                gb.add_grade_cell(f"test_{c}", name, name, max_score=c + 1, cell_type="code")
+                for c in range(cells)
+            ]
+            layout[name] = (assignment.id, notebook.id, [(g.id, g.max_score) for g in cells_made])
+        db = gb.db
+        ids = [f"s{i:05d}" for i in range(students)]
+        db.execute(insert(Student.__table__), [
+            {"id": s, "first_name": f"First{s}", "last_name": f"Last{s}", "email": f"{s}@x.edu"}
+            for s in ids
+        ])  # fmt: skip
+        handed, books, grades, runs = [], [], [], []
+        for student in ids:
+            for name, (assignment_id, notebook_id, graded) in layout.items():
+                if rng.random() < 0.1:
+                    continue  # not handed in
+                sa, sn = uuid.uuid4().hex, uuid.uuid4().hex
+                handed.append({"id": sa, "assignment_id": assignment_id, "student_id": student,
+                               "timestamp": datetime(2026, 11, 1)})  # fmt: skip
+                books.append({"id": sn, "assignment_id": sa, "notebook_id": notebook_id,
+                              "flagged": False})  # fmt: skip
+                scores = [float(rng.randint(0, int(m))) for _, m in graded]
+                grades += [
+                    {"id": uuid.uuid4().hex, "notebook_id": sn, "cell_id": cell,
+                     "auto_score": score, "needs_manual_grade": False}
+                    for (cell, _), score in zip(graded, scores)
+                ]  # fmt: skip
+                status = "graded" if rng.random() < 0.95 else "graded_with_problems"
+                result = {"student": student, "assignment": name, "seed": 1, "status": status,
+                          "notes": [] if status == "graded" else ["a syntax error in cell 3"],
+                          "cells": [{"notebook": name, "cell": f"test_{c}", "score": s,
+                                     "max_score": m, "status": "passed" if s == m else "failed",
+                                     "message": "" if s == m else "L3 not passed"}
+                                    for c, (s, (_, m)) in enumerate(zip(scores, graded))],
+                          "scenarios": [{"id": f"leaf.s{k}", "passed": rng.random() < 0.8}
+                                        for k in range(20)]}  # fmt: skip
+                runs.append({"student_id": student, "assignment_id": name, "seed": 1,
+                             "fingerprint": "0" * 64, "status": status,
+                             "score": sum(scores), "max_score": sum(m for _, m in graded),
+                             "finished_at": datetime(2026, 11, 2), "duration_s": 3.0,
+                             "result_json": json.dumps(result)})  # fmt: skip
+        db.execute(insert(SubmittedAssignment.__table__), handed)
+        db.execute(insert(SubmittedNotebook.__table__), books)
+        db.execute(insert(Grade.__table__), grades)
+        db.execute(insert(GradingRun.__table__), runs)
+        db.commit()
+    return course
+
+
+def run() -> list[Row]:
+    from coursekit.classroom.export import export_csv
+    from coursekit.classroom.report import write_report
+    from coursekit.classroom.table import grade_table
+
+    with tempfile.TemporaryDirectory(prefix="bench-gradebook-") as tmp:
+        started = time.perf_counter()
+        course = build_gradebook(Path(tmp) / "course")
+        built_s = time.perf_counter() - started
+        case = f"{STUDENTS} students x {ASSIGNMENTS} assignments"
+        jobs = {
+            "table": lambda: grade_table(course),
+            "export": lambda: export_csv(course, Path(tmp) / "grades.csv"),
+            "report": lambda: write_report(course, Path(tmp) / "report"),
+        }
+        rows = []
+        for name, job in jobs.items():
+            started = time.perf_counter()
+            with contextlib.redirect_stdout(io.StringIO()):
+                job()
+            seconds = time.perf_counter() - started
+            row = Row("gradebook", f"{name}: {case}", "minigrad-course", Timing([seconds]),
+                      note=f"one run; synthetic gradebook built in {built_s:.0f} s")  # fmt: skip
+            set_target(row, f"<{TARGET_S:g} s", seconds, TARGET_S)
+            rows.append(row)
+    return rows

@@ -1,0 +1,105 @@
+"""The class's grades read in a constant number of queries (issue 17), with the figures
+nbgrader's own per-submission API gives."""
+
+from __future__ import annotations
+
+import csv
+from contextlib import contextmanager
+
+import pytest
+from nbgrader.api import Gradebook
+from sqlalchemy import event
+
+from bench.gradebook import build_gradebook
+from coursekit.classroom import scores as read
+from coursekit.classroom.export import export_csv
+from coursekit.classroom.report import summarise
+from coursekit.classroom.table import grade_summary, grade_table
+
+
+@pytest.fixture(autouse=True)
+def venv_tools_on_path(monkeypatch):
+    from coursekit.classroom.course import use_venv_tools
+
+    use_venv_tools()
+
+
+def _class(tmp_path, students):
+    course = build_gradebook(tmp_path / f"c{students}", students=students, assignments=3,
+                             cells=3, seed=students)  # fmt: skip
+    with Gradebook(course.url) as gb:  # a manual score with extra credit beats the auto score
+        grade = gb.find_grade("test_1", "a2", "a2", "s00003")
+        grade.manual_score, grade.extra_credit = 0.5, 0.25
+        gb.db.commit()
+    return course
+
+
+def test_scores_match_nbgraders_own_figures(tmp_path):
+    course = _class(tmp_path, 12)
+    with Gradebook(course.url) as gb:
+        totals, cells = read.submission_scores(gb.db), read.cell_scores(gb.db)
+        expected = {
+            (s.student.id, a.name): (s.score, s.max_score)
+            for a in gb.assignments
+            for s in a.submissions
+        }
+        assert totals == expected
+        assert totals[("s00003", "a2")][0] == expected[("s00003", "a2")][0]
+        for (student, assignment, notebook, cell), score in cells.items():
+            assert score == gb.find_grade(cell, notebook, assignment, student).score
+        assert len(cells) == 3 * len(expected)
+        assert cells[("s00003", "a2", "a2", "test_1")] == 0.75
+    rows = list(csv.DictReader(open(export_csv(course, tmp_path / "grades.csv"))))
+    by_id = {r["student_id"]: r for r in rows}
+    for (student, assignment), (score, _) in expected.items():
+        assert float(by_id[student][assignment]) == score
+    missing = [(s, a) for s in by_id for a in ("a1", "a2", "a3") if (s, a) not in expected]
+    assert missing and all(by_id[s][a] == "" for s, a in missing)
+
+
+@contextmanager
+def counted_queries(course):
+    """How many SQL statements the gradebook receives inside the block."""
+    import sqlalchemy
+
+    count = [0]
+
+    def tally(*args):
+        count[0] += 1
+
+    event.listen(sqlalchemy.engine.Engine, "before_cursor_execute", tally)
+    try:
+        yield count
+    finally:
+        event.remove(sqlalchemy.engine.Engine, "before_cursor_execute", tally)
+
+
+@pytest.mark.parametrize(
+    "read_all", [grade_table, summarise, lambda c: export_csv(c, c.root / "g.csv")]
+)
+def test_a_class_ten_times_larger_costs_no_more_queries(tmp_path, read_all):
+    """Table, report and export read the same number of statements for 8 and 80 students
+    (they were one query per submission and per cell: minutes for 5,000 students)."""
+    counts = []
+    for students in (8, 80):
+        course = _class(tmp_path, students)
+        with counted_queries(course) as count:
+            read_all(course)
+        counts.append(count[0])
+    assert counts[0] == counts[1], counts
+
+
+def test_grade_prints_what_it_did_not_the_class():
+    results = [
+        {"student": "ada", "assignment": "a1", "status": "graded", "notes": [],
+         "cells": [{"score": 2.0, "max_score": 3.0}]},
+        {"student": "ada", "assignment": "a2", "status": "graded_with_problems",
+         "notes": ["a syntax error in cell 4"], "cells": [{"score": 0.0, "max_score": 3.0}]},
+    ]  # fmt: skip
+    text = grade_summary(results)
+    assert text.splitlines()[0] == (
+        "graded 2 submission(s) of 1 student(s): 1 cleanly, 1 with problems"
+    )
+    assert "  * ada / a2: graded_with_problems: a syntax error in cell 4" in text
+    assert "  ada / a1: 2/3" in text
+    assert grade_summary([]).startswith("nothing to grade")
