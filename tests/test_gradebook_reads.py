@@ -103,3 +103,26 @@ def test_grade_prints_what_it_did_not_the_class():
     assert "  * ada / a2: graded_with_problems: a syntax error in cell 4" in text
     assert "  ada / a1: 2/3" in text
     assert grade_summary([]).startswith("nothing to grade")
+
+
+def test_totals_count_every_assignment_and_the_missing_are_listed(tmp_path):
+    """One assignment handed in is not full marks: the total is out of all of them, and each
+    assignment lists who has not handed it in (the table and the report)."""
+    course = _class(tmp_path, 12)
+    with Gradebook(course.url) as gb:
+        handed = {(s.student.id, a.name): s.score for a in gb.assignments for s in a.submissions}
+        out_of = sum(a.max_score for a in gb.assignments)
+    table = grade_table(course).splitlines()
+    assert table[0].split()[-1] == f"{out_of:g})"
+    missing = sorted((s, a) for s in (f"s{i:05d}" for i in range(12))
+                     for a in ("a1", "a2", "a3") if (s, a) not in handed)  # fmt: skip
+    assert missing
+    for student in {s for s, _ in missing}:
+        (row,) = [line for line in table if line.startswith(student + " ")]
+        total = sum(score for (s, _), score in handed.items() if s == student)
+        assert row.split()[-1] == f"{total:g}/{out_of:g}"
+    data = summarise(course)
+    for student, assignment in missing:
+        assert student in data["missing"][assignment]
+        (line,) = [line for line in table if line.startswith(f"missing {assignment} (")]
+        assert student in line

@@ -18,9 +18,10 @@ TOP_MESSAGES = 12
 
 def summarise(course) -> dict:
     """Plain data behind the report (also what tests check)."""
-    students, assignments, scores, runs = class_scores(course)
+    book = class_scores(course)
+    students, assignments, runs = book.students, book.assignments, book.runs
     percent = defaultdict(list)
-    for (_, assignment), (score, maximum) in sorted(scores.items()):
+    for (_, assignment), (score, maximum) in sorted(book.scores.items()):
         percent[assignment].append(100.0 * score / maximum if maximum else 0.0)
     attempts, passes, messages, problems = Counter(), Counter(), Counter(), []
     for (student, assignment), run in sorted(runs.items()):
@@ -45,6 +46,7 @@ def summarise(course) -> dict:
     return {
         "students": students,
         "assignments": assignments,
+        "missing": {a: book.missing(a) for a in assignments},
         "percent": {a: percent.get(a, []) for a in assignments},
         "pass_rate": {s: passes[s] / attempts[s] for s in sorted(attempts)},
         "attempts": dict(attempts),

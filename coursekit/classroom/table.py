@@ -2,37 +2,64 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from coursekit.classroom import scores as read
 from coursekit.classroom.export import problems
 from coursekit.classroom.runs import latest_runs
 
 
-def class_scores(course) -> tuple[list[str], list[str], dict, dict]:
-    """students, assignments, {(student, assignment): (score, max)}, {(s, a): latest run}."""
+@dataclass
+class ClassScores:
+    students: list[str]
+    possible: dict[str, float]  # assignment -> its points, for every assignment (name order)
+    scores: dict[tuple[str, str], tuple[float, float]]  # (student, assignment) -> (score, max)
+    runs: dict  # (student, assignment) -> the latest GradingRun
+
+    @property
+    def assignments(self) -> list[str]:
+        return list(self.possible)
+
+    def total(self, student: str) -> float:
+        return sum(
+            self.scores[(student, a)][0] for a in self.possible if (student, a) in self.scores
+        )
+
+    @property
+    def out_of(self) -> float:
+        """A total's denominator: every assignment, handed in or not."""
+        return sum(self.possible.values())
+
+    def missing(self, assignment: str) -> list[str]:
+        return [s for s in self.students if (s, assignment) not in self.scores]
+
+
+def class_scores(course) -> ClassScores:
     with course.gradebook() as gb:
-        students = [s.id for s in read.students(gb.db)]
-        assignments = [name for name, _ in read.assignments(gb.db)]
-        scores = read.submission_scores(gb.db)
-        runs = latest_runs(gb.db)
-    return students, assignments, scores, runs
+        return ClassScores(
+            students=[s.id for s in read.students(gb.db)],
+            possible=dict(read.assignments(gb.db)),
+            scores=read.submission_scores(gb.db),
+            runs=latest_runs(gb.db),
+        )
 
 
 def grade_table(course) -> str:
-    students, assignments, scores, runs = class_scores(course)
-    header = ["student", *assignments, "total"]
+    """One row per student: each assignment's score (`-` not handed in, `*` with problems)
+    and the total out of every assignment; then the reasons and who is missing."""
+    book = class_scores(course)
+    header = ["student", *book.assignments, f"total (of {book.out_of:g})"]
     rows = []
-    for student in students:
-        row, total, possible = [student], 0.0, 0.0
-        for assignment in assignments:
-            if (student, assignment) not in scores:
+    for student in book.students:
+        row = [_printable(student)]
+        for assignment in book.assignments:
+            if (student, assignment) not in book.scores:
                 row.append("-")
                 continue
-            score, maximum = scores[(student, assignment)]
-            run = runs.get((student, assignment))
-            flag = "" if run is None or run.status == "graded" else " *"
+            score, maximum = book.scores[(student, assignment)]
+            flag = " *" if problems(book.runs.get((student, assignment))) else ""
             row.append(f"{score:g}/{maximum:g}{flag}")
-            total, possible = total + score, possible + maximum
-        row.append(f"{total:g}/{possible:g}" if possible else "-")
+        row.append(f"{book.total(student):g}/{book.out_of:g}")
         rows.append(row)
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     lines = [
@@ -42,9 +69,14 @@ def grade_table(course) -> str:
     lines.append("(- not submitted; * graded with problems or not graded, why:)")
     lines += [
         f"  * {_printable(student)} / {assignment}: {_printable(problems(run))}"
-        for (student, assignment), run in sorted(runs.items())
-        if problems(run) and (student, assignment) in scores
+        for (student, assignment), run in sorted(book.runs.items())
+        if problems(run) and (student, assignment) in book.scores
     ]
+    for assignment in book.assignments:
+        missing = book.missing(assignment)
+        if missing:
+            names = ", ".join(_printable(s) for s in missing)
+            lines.append(f"missing {assignment} ({len(missing)}): {names}")
     return "\n".join(lines)
 
 
