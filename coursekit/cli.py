@@ -8,6 +8,8 @@ minigrad-course grade -C COURSE [-j N] [--force] [--student ID]
 minigrad-course feedback|export|report -C COURSE
 minigrad-course demo [DIR]                             # a sample class, end to end
 minigrad-course edition DIR                            # minigrad for a class's students
+minigrad-course start [DIR]                            # self-paced: lectures and exercises
+minigrad-course check [NOTEBOOK ...]                   # what grading would give an exercise
 """
 
 from __future__ import annotations
@@ -76,6 +78,12 @@ def _parser() -> argparse.ArgumentParser:
         "edition", help="the class edition of minigrad: graded functions left to students"
     )
     edition.add_argument("dir", type=Path, help="where to write it (pip install DIR)")
+    start = commands.add_parser("start", help="a self-paced copy of the lectures and exercises")
+    start.add_argument("dir", type=Path, nargs="?", default=Path("minigrad-course"))
+    check = commands.add_parser(
+        "check", help="run your exercise notebook and print what grading would give it"
+    )
+    check.add_argument("notebooks", type=Path, nargs="*", help="default: exercises/*/ here")
     return parser
 
 
@@ -107,10 +115,31 @@ def main(argv=None) -> int:
         where = write_class_edition(args.dir)
         print(f"class edition of minigrad in {where}: install it with `pip install {where}`")
         return 0
+    if args.command == "start":
+        return _start(args.dir)
+    if args.command == "check":
+        from coursekit.exercises.selfcheck import main as selfcheck
+
+        return selfcheck([str(p) for p in args.notebooks])
     course = Course.at(args.course, args.db)
     if not course.path("nbgrader_config.py").is_file():
         raise SystemExit(f"{course.root} is not a course (run `minigrad-course init` first)")
     return COMMANDS[args.command](course, args)
+
+
+def _start(dest: Path) -> int:
+    from coursekit.content import copy_content
+
+    if dest.exists() and any(dest.iterdir()):
+        raise SystemExit(f"{dest} is not empty: name a new folder (minigrad-course start DIR)")
+    folders = copy_content(dest)
+    print(
+        f"the course is in {dest}: lectures in {folders['lectures']}, exercises in "
+        f"{folders['exercises']}.\nOpen it with `jupyter lab {dest}` and start with "
+        f"lectures/00_start_here.ipynb; check an exercise with `minigrad-course check "
+        f"{folders['exercises']}/leaf_nodes/leaf_nodes.ipynb`."
+    )
+    return 0
 
 
 def _release(course, args) -> int:

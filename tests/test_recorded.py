@@ -70,3 +70,15 @@ def test_check_without_pytorch_compares_with_the_recording(tmp_path):
     assert seen["wrong"][0] is False and "L3" in seen["wrong"][1]
     assert seen["fresh"] in recorded.SEEDS  # a fresh seed is one that was recorded
     assert "seed 99 is not recorded (recorded seeds: 1, 2," in seen["other_seed"]
+
+
+def test_a_cuda_check_without_pytorch_is_not_run(tmp_path):
+    probe = (
+        "import sys\nsys.modules['torch'] = None\nimport autograder, minigrad\n"
+        "r = autograder.check(minigrad, rules=['V1'], device='cuda', seed=1)\n"
+        "print(r.passed, {x.status for x in r.results})\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(CHECKOUT)}
+    out = subprocess.run([sys.executable, "-c", probe], env=env, cwd=tmp_path,
+                         capture_output=True, text=True)  # fmt: skip
+    assert out.stdout.strip() == "False {'not run'}", out.stderr[-2000:]

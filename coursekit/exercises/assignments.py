@@ -59,6 +59,11 @@ class Assignment:
         """Where the Assignment List's Fetch puts the copy a student works in and submits."""
         return f"{FETCH_DIR}/{self.list_id}/{self.name}.ipynb"
 
+    @property
+    def started_copy(self) -> str:
+        """Where `minigrad-course start DIR` puts it, relative to DIR."""
+        return f"exercises/{self.name}/{self.name}.ipynb"
+
 
 ASSIGNMENTS = (
     Assignment(

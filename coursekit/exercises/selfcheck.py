@@ -116,25 +116,36 @@ def _visible_error(cell) -> str | None:
     return None
 
 
-def fetched_notebooks(root: Path = Path(".")) -> list[Path]:
-    """The copies a student works in and submits: fetched from the Assignment List into
-    my_assignments/ (`make lab`), in course order."""
-    return [root / a.fetched_copy for a in ASSIGNMENTS if (root / a.fetched_copy).is_file()]
+def default_notebooks(root: Path = Path(".")) -> list[Path]:
+    """The copies a student works in, in course order: fetched from the Assignment List into
+    my_assignments/ (`make lab`), else a `minigrad-course start` folder's exercises/."""
+    for copy in ("fetched_copy", "started_copy"):
+        found = [root / getattr(a, copy) for a in ASSIGNMENTS]
+        found = [path for path in found if path.is_file()]
+        if found:
+            return found
+    return []
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="make check [NB=...]", description=__doc__)
+    parser = argparse.ArgumentParser(prog="minigrad-course check", description=__doc__)
     parser.add_argument(
-        "notebook", type=Path, nargs="?", help=f"default: every notebook in {FETCH_DIR}/"
-    )
+        "notebooks", type=Path, nargs="*",
+        help=f"default: every notebook in {FETCH_DIR}/, else in exercises/ (start's copy)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
-    notebooks = [args.notebook] if args.notebook else fetched_notebooks()
+    notebooks = args.notebooks or default_notebooks()
     if not notebooks:
         print(
-            f"no assignment in {FETCH_DIR}/ yet: fetch one in JupyterLab (`make lab`, then "
-            "Nbgrader > Assignment List > Fetch), or name a notebook: make check NB=<path>",
+            f"no exercise here: fetch one in JupyterLab (`make lab`, then Nbgrader > "
+            f"Assignment List > Fetch) into {FETCH_DIR}/, run this in a folder made by "
+            "`minigrad-course start`, or name a notebook: minigrad-course check NOTEBOOK",
             file=sys.stderr,
         )
+        return 2
+    missing = [str(path) for path in notebooks if not path.is_file()]
+    if missing:
+        print(f"no such notebook: {', '.join(missing)}", file=sys.stderr)
         return 2
     return max(run(path) for path in notebooks)
 
