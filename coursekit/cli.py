@@ -16,6 +16,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from coursekit.classroom.intake import DEFAULT_LIMITS, Limits
+
 
 def _parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
@@ -53,6 +55,15 @@ def _parser() -> argparse.ArgumentParser:
     )
     collect.add_argument("--roster", type=Path, help="roster CSV to match LMS names to")
     collect.add_argument("--pattern", default="", help="regex with groups name, file_id")
+    limits = collect.add_argument_group("limits on one student's entry (it is left out beyond)")
+    for option, default, what in [
+        ("--max-mb", DEFAULT_LIMITS.max_bytes / 2**20, "MiB unpacked"),
+        ("--max-files", DEFAULT_LIMITS.max_files, "files"),
+        ("--max-ratio", DEFAULT_LIMITS.max_ratio, "expansion of a zip member"),
+        ("--max-depth", DEFAULT_LIMITS.max_depth, "zips inside zips"),
+    ]:
+        limits.add_argument(option, type=type(default), default=default,
+                            help=f"{what} (default: {default:g})")  # fmt: skip
 
     grade = commands.add_parser("grade", parents=[common], help="autograde every submission")
     grade.add_argument("-j", "--jobs", type=int, help="submissions at a time (default: cores)")
@@ -127,17 +138,22 @@ def _collect(course, args) -> int:
     from coursekit.classroom import collect
     from coursekit.classroom.roster import import_roster, read_roster
 
+    limits = Limits(int(args.max_mb * 2**20), args.max_files, args.max_ratio, args.max_depth)
     if args.roster:
         with course.gradebook() as gb:
             import_roster(gb, read_roster(args.roster))
     if args.source is None:
-        collect.collect_from_exchange(course, args.assignments or course.assignments())
+        assignments = args.assignments or course.assignments()
+        found = collect.collect_from_exchange(course, assignments, limits)
         print(f"collected from the exchange: {len(course.submitted())} submissions in total")
+        for assignment, problems in found.items():
+            for problem in problems:
+                print(f"  left out ({assignment}): {problem}")
         return 0
     if len(args.assignments) != 1 or args.roster is None:
         raise SystemExit("collect --from needs exactly one ASSIGNMENT and --roster")
     problems = collect.collect_from_lms(
-        course, args.assignments[0], args.source, args.roster, args.pattern
+        course, args.assignments[0], args.source, args.roster, args.pattern, limits
     )
     found = [s for s in course.submitted() if s[1] == args.assignments[0]]
     print(f"collected {args.assignments[0]}: {len(found)} submissions")
