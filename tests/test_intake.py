@@ -9,6 +9,7 @@ files only. The LMS tests that need no course call download.unpack_download dire
 from __future__ import annotations
 
 import getpass
+import html
 import io
 import json
 import os
@@ -21,7 +22,14 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from test_pipeline import answered, run, toy_solutions
+from test_pipeline import (
+    answered,
+    gradebook_scores,
+    notes_of,
+    run,
+    sqlite_url,
+    toy_solutions,
+)
 
 from coursekit.classroom.download import unpack_download
 from coursekit.classroom.intake import DEFAULT_LIMITS, Limits
@@ -294,3 +302,46 @@ def test_exchange_files_are_collected_0644_and_a_refused_update_keeps_the_last_c
     assert (
         len(problems["toy"]) == 1 and collected.read_bytes() == (entry / "toy.ipynb").read_bytes()
     )
+
+
+# --- one class with one of each: collected, graded, reported ------------------------------------
+@pytest.mark.slow
+@pytest.mark.xdist_group("intake_class")
+def test_a_class_with_one_of_each_bad_entry_collects_and_grades_everyone_else(
+    exchange_course, capsys
+):
+    course, root = exchange_course, exchange_course.parent
+    (root / "roster.csv").write_text(ROSTER)
+    full = {"test_add": 2.0, "test_mul": 1.0}
+    uploads = {name: make() for name, (make, _) in HOSTILE_UPLOADS.items()}
+    uploads["lovelaceada_1_2_toy.ipynb"] = notebook_text(course, "ada")
+    uploads["plusabe_1_2_toy.ipynb"] = notebook_text(course, "a+b")  # an id with "+"
+    download = lms_zip(root / "download.zip", uploads)
+    capsys.readouterr()
+    run("collect", "-C", course, "toy", "--from", download, "--roster", root / "roster.csv")
+    out = capsys.readouterr().out
+    for name, (_, reason) in HOSTILE_UPLOADS.items():
+        (said,) = [line for line in out.splitlines() if name[:40] in line]
+        assert reason in said and said.startswith("  left out: "), said
+    assert sorted(os.listdir(course / "submitted")) == ["a+b", "ada"]
+
+    hand_in_to_exchange(course, "grace")
+    hand_in_to_exchange(course, getpass.getuser())
+    bad = hostile_exchange_entries(course)
+    out, problems = collect_exchange(course)
+    assert all(any(entry in p and why in p for p in problems["toy"]) for entry, why in bad.items())
+    # a symlink that reached submitted/ some other way is refused by grade too
+    (course / "submitted" / "zed" / "toy").mkdir(parents=True)
+    (course / "submitted" / "zed" / "toy" / "toy.ipynb").symlink_to(
+        course / "source" / "toy" / "toy.ipynb"
+    )
+
+    run("grade", "-C", course, "-j", "2")
+    scores = gradebook_scores(sqlite_url(course))
+    graded = {"ada", "a+b", "grace", getpass.getuser()}
+    assert {s: scores[(s, "toy")] for s in graded} == {s: full for s in graded}
+    assert scores[("zed", "toy")] == {"test_add": 0.0, "test_mul": 0.0}
+    assert any("symbolic link" in note for note in notes_of(sqlite_url(course), "zed"))
+    run("report", "-C", course)
+    page = (course / "report" / "index.html").read_text()
+    assert all(html.escape(problem) in page for problem in problems["toy"])
