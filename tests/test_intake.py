@@ -155,9 +155,37 @@ def test_a_download_folder_holding_anything_but_regular_files_is_refused(tmp_pat
 def test_collected_files_are_0644_whatever_the_zip_says(tmp_path):
     upload = zip_bytes({"toy.ipynb": NOTEBOOK}, {"toy.ipynb": 0o106777})
     download = lms_zip(tmp_path / "download.zip", {"lovelaceada_1_2_sub.zip": upload})
-    assert unpack_download(download, tmp_path / "x", DEFAULT_LIMITS) == []
+    umask = os.umask(0)  # 0644 by choice, not by the instructor's umask
+    try:
+        assert unpack_download(download, tmp_path / "x", DEFAULT_LIMITS) == []
+    finally:
+        os.umask(umask)
     (collected,) = [p for p in (tmp_path / "x").rglob("*") if p.is_file()]
     assert stat.S_IMODE(collected.stat().st_mode) == 0o644
+
+
+# --- grade reads submitted/ by the same rules --------------------------------------------------
+def test_grade_reads_no_symlink_or_fifo_in_a_submission(tmp_path):
+    from coursekit.classroom.repair import repair_submission
+
+    secret = tmp_path / "source" / "toy.ipynb"
+    secret.parent.mkdir()
+    secret.write_bytes(NOTEBOOK)
+    submitted = tmp_path / "submitted" / "zed" / "toy"
+    submitted.mkdir(parents=True)
+    (submitted / "toy.ipynb").symlink_to(secret)
+    (submitted / "data.txt").symlink_to(secret)
+    os.mkfifo(submitted / "pipe.txt")
+    repair = repair_submission(submitted, tmp_path / "work", {"toy": secret})
+    assert repair.notebooks == [] and os.listdir(tmp_path / "work") == []
+    for name, kind in [("toy.ipynb", "symbolic link"), ("data.txt", "symbolic link"),
+                       ("pipe.txt", "named pipe (FIFO)")]:  # fmt: skip
+        assert f"{name}: it is a {kind}; only regular files are graded" in repair.notes
+    linked = tmp_path / "submitted" / "eve" / "toy"
+    linked.parent.mkdir()
+    linked.symlink_to(secret.parent)
+    repair = repair_submission(linked, tmp_path / "work2", {"toy": secret})
+    assert repair.notebooks == [] and "symbolic link, not a folder" in repair.notes[0]
 
 
 # --- through nbgrader, on a toy course ----------------------------------------------------------
