@@ -40,7 +40,9 @@ def _parser() -> argparse.ArgumentParser:
     init.add_argument("--solutions", type=Path, help="nbgrader source (default: solutions/)")
     init.add_argument("--roster", type=Path, help="CSV: id, first_name, last_name, email")
     init.add_argument("--db", help="gradebook URL written to the course's config")
-    init.add_argument("--exchange", type=Path, help="nbgrader exchange (default: DIR/exchange)")
+    init.add_argument(
+        "--exchange", type=Path, help="nbgrader exchange, outside DIR (default: DIR-exchange)"
+    )
 
     release = commands.add_parser("release", parents=[common], help="release to the exchange")
     release.add_argument("assignments", nargs="*")

@@ -14,6 +14,7 @@ import io
 import json
 import os
 import pwd
+import shutil
 import stat
 import subprocess
 import sys
@@ -227,7 +228,7 @@ STAMP = "2026-11-25 10:00:00.000000 UTC"
 
 
 def inbound(course: Path) -> Path:
-    return course / "exchange" / "minigrad-course" / "inbound"
+    return course.parent / "course-exchange" / "minigrad-course" / "inbound"
 
 
 def hand_in_to_exchange(course: Path, student: str, stamp=STAMP, content=None) -> Path:
@@ -373,3 +374,35 @@ def test_a_class_with_one_of_each_bad_entry_collects_and_grades_everyone_else(
     run("report", "-C", course)
     page = (course / "report" / "index.html").read_text()
     assert all(html.escape(problem) in page for problem in problems["toy"])
+
+
+# --- the course directory is the instructor's; students reach only the exchange ----------------
+def as_nobody(tmp_path: Path, *command: str) -> int:
+    """Exit status of `command` run as the unprivileged user nobody, with tmp_path seen at
+    /mnt: a private mount namespace, so nothing changes outside the test (pytest's own
+    temporary root is closed to other users, so tmp_path cannot be reached where it is)."""
+    if os.geteuid() != 0 or not all(shutil.which(t) for t in ("unshare", "setpriv")):
+        pytest.skip("needs root, unshare and setpriv to act as an unprivileged user")
+    tmp_path.chmod(0o755)  # pytest makes it 0700: open it, so that what is inside decides
+    script = (
+        'mount --bind "$0" /mnt && exec setpriv --reuid=65534 --regid=65534 --clear-groups "$@"'
+    )
+    done = subprocess.run(
+        ["unshare", "-m", "--propagation", "private", "sh", "-c", script, str(tmp_path), *command],
+        capture_output=True,
+        timeout=60,
+    )
+    return done.returncode
+
+
+def test_students_reach_the_exchange_but_not_the_course(exchange_course, tmp_path):
+    course, exchange = "/mnt/course", "/mnt/course-exchange/minigrad-course"
+    assert not (exchange_course / "exchange").exists()  # not inside the course
+    assert as_nobody(tmp_path, "ls", course) != 0
+    assert as_nobody(tmp_path, "cat", f"{course}/source/toy/toy.ipynb") != 0
+    assert as_nobody(tmp_path, "cat", f"{course}/gradebook.db") != 0
+    assert as_nobody(tmp_path, "cat", f"{exchange}/outbound/toy/toy.ipynb") == 0  # fetch
+    assert as_nobody(tmp_path, "mkdir", f"{exchange}/inbound/nobody+toy+t+r") == 0  # submit
+    assert as_nobody(tmp_path, "ls", f"{exchange}/inbound") != 0  # not others' entries
+    assert as_nobody(tmp_path, "mv", exchange, f"{exchange}-gone") != 0  # sticky root
+    assert stat.S_IMODE(exchange_course.stat().st_mode) == 0o700
