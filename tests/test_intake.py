@@ -223,6 +223,17 @@ def test_an_upload_cannot_say_it_is_another_students(course):
     assert problems["toy"] == []
 
 
+def test_collect_takes_the_limits_as_options(course, capsys):
+    root = course.parent
+    download = lms_zip(root / "big.zip", {"cohendee_1_2_toy.ipynb": os.urandom(2 * 2**20)})
+    capsys.readouterr()
+    roster = root / "roster.csv"
+    run("collect", "-C", course, "toy", "--from", download, "--roster", roster, "--max-mb", "1")
+    assert "cohendee_1_2_toy.ipynb: 2 MiB when unpacked, more than 1 MiB" in capsys.readouterr().out
+    run("collect", "-C", course, "toy", "--from", download, "--roster", roster)
+    assert (course / "submitted" / "dee" / "toy").is_dir()
+
+
 # --- nbgrader's exchange --------------------------------------------------------------------
 STAMP = "2026-11-25 10:00:00.000000 UTC"
 

@@ -53,7 +53,7 @@ class Budget:
     def take_bytes(self, n: int) -> None:
         self.bytes -= n
         if self.bytes < 0:
-            raise Unsafe(f"more than {_mib(self.limits.max_bytes)} when unpacked")
+            raise Unsafe(f"more than {_mib(self.limits.max_bytes)} in all")
 
 
 def kind(mode: int) -> str:
