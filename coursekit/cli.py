@@ -56,7 +56,9 @@ def _parser() -> argparse.ArgumentParser:
         help="folder or zip downloaded from an LMS (one assignment)",
     )
     collect.add_argument("--roster", type=Path, help="roster CSV to match LMS names to")
-    collect.add_argument("--pattern", default="", help="regex with groups name, file_id")
+    collect.add_argument(
+        "--pattern", default="", help="regex with groups name, file_id, for the top-level names"
+    )
     limits = collect.add_argument_group("limits on one student's entry (it is left out beyond)")
     for option, default, what in [
         ("--max-mb", DEFAULT_LIMITS.max_bytes / 2**20, "MiB unpacked"),

@@ -35,6 +35,7 @@ from test_pipeline import (
 from coursekit.classroom.download import unpack_download
 from coursekit.classroom.intake import DEFAULT_LIMITS, Limits
 
+pytestmark = pytest.mark.xdist_group("intake")  # one worker builds the module's course
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOK = b'{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'
 ROSTER = "id,first_name,last_name,email\n" + "".join(
@@ -346,7 +347,6 @@ def test_exchange_files_are_collected_0644_and_a_refused_update_keeps_the_last_c
 
 # --- one class with one of each: collected, graded, reported ------------------------------------
 @pytest.mark.slow
-@pytest.mark.xdist_group("intake_class")
 def test_a_class_with_one_of_each_bad_entry_collects_and_grades_everyone_else(
     exchange_course, capsys
 ):
