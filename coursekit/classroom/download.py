@@ -72,7 +72,7 @@ def _entries(download: Path):
     with zipfile.ZipFile(download) as opened:
         groups: dict[str, list] = {}
         for member in opened.infolist():
-            parts = PurePosixPath(member.filename.replace("\\", "/")).parts
+            parts = PurePosixPath(member.filename).parts
             groups.setdefault(parts[0] if parts else "", []).append(member)
         for top, members in sorted(groups.items()):
 

@@ -97,8 +97,8 @@ class VettedCollect(ExchangeCollect):
                 return ""
             if info.st_uid != expected:
                 return (
-                    f"it names {student} but belongs to {_user(info.st_uid)}: handed in "
-                    "under another student's name?"
+                    f"it names {student} but belongs to {_user(info.st_uid)} (handed in "
+                    "under another student's name)"
                 )
         return ""
 
