@@ -130,11 +130,13 @@ def main(argv=None) -> int:
 
 def _release(course, args) -> int:
     from coursekit.classroom.course import check_result
+    from coursekit.classroom.init_course import protect_inbound
 
     api = course.api()
     for assignment in args.assignments or course.assignments():
         check_result(api.release_assignment(assignment), f"release_assignment {assignment}")
         print(f"released {assignment}")
+    protect_inbound(course)
     return 0
 
 

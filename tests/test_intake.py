@@ -415,5 +415,9 @@ def test_students_reach_the_exchange_but_not_the_course(exchange_course, tmp_pat
     assert as_nobody(tmp_path, "cat", f"{exchange}/outbound/toy/toy.ipynb") == 0  # fetch
     assert as_nobody(tmp_path, "mkdir", f"{exchange}/inbound/nobody+toy+t+r") == 0  # submit
     assert as_nobody(tmp_path, "ls", f"{exchange}/inbound") != 0  # not others' entries
+    others = hand_in_to_exchange(exchange_course, "grace")
+    assert (
+        as_nobody(tmp_path, "mv", f"{exchange}/inbound/{others.name}", f"{exchange}/inbound/x") != 0
+    )
     assert as_nobody(tmp_path, "mv", exchange, f"{exchange}-gone") != 0  # sticky root
     assert stat.S_IMODE(exchange_course.stat().st_mode) == 0o700

@@ -10,7 +10,9 @@ and lets nbgrader's generate_assignment fill release/ and the gradebook.
 
 from __future__ import annotations
 
+import os
 import shutil
+import stat
 import sys
 from pathlib import Path
 
@@ -119,6 +121,15 @@ def init_course(
         if roster:
             import_roster(gb, read_roster(Path(roster)))
     return course
+
+
+def protect_inbound(course: Course) -> None:
+    """The sticky bit on the inbound folder nbgrader's release made (0733: students write
+    there, unseen): a student may then delete or rename only their own entries."""
+    config = course.config()
+    inbound = Path(config.Exchange.root, course.course_id, "inbound")
+    if inbound.is_dir() and inbound.stat().st_uid == os.geteuid():
+        inbound.chmod(inbound.stat().st_mode | stat.S_ISVTX)
 
 
 def drop_cuda_cells(path: Path) -> int:
