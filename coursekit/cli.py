@@ -18,6 +18,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from coursekit.classroom.intake import DEFAULT_LIMITS, Limits
+
 
 def _parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
@@ -40,7 +42,9 @@ def _parser() -> argparse.ArgumentParser:
     init.add_argument("--solutions", type=Path, help="nbgrader source (default: solutions/)")
     init.add_argument("--roster", type=Path, help="CSV: id, first_name, last_name, email")
     init.add_argument("--db", help="gradebook URL written to the course's config")
-    init.add_argument("--exchange", type=Path, help="nbgrader exchange (default: DIR/exchange)")
+    init.add_argument(
+        "--exchange", type=Path, help="nbgrader exchange, outside DIR (default: DIR-exchange)"
+    )
 
     release = commands.add_parser("release", parents=[common], help="release to the exchange")
     release.add_argument("assignments", nargs="*")
@@ -54,7 +58,18 @@ def _parser() -> argparse.ArgumentParser:
         help="folder or zip downloaded from an LMS (one assignment)",
     )
     collect.add_argument("--roster", type=Path, help="roster CSV to match LMS names to")
-    collect.add_argument("--pattern", default="", help="regex with groups name, file_id")
+    collect.add_argument(
+        "--pattern", default="", help="regex with groups name, file_id, for the top-level names"
+    )
+    limits = collect.add_argument_group("limits on one student's entry (it is left out beyond)")
+    for option, default, what in [
+        ("--max-mb", DEFAULT_LIMITS.max_bytes / 2**20, "MiB unpacked"),
+        ("--max-files", DEFAULT_LIMITS.max_files, "files"),
+        ("--max-ratio", DEFAULT_LIMITS.max_ratio, "expansion of a zip member"),
+        ("--max-depth", DEFAULT_LIMITS.max_depth, "zips inside zips"),
+    ]:
+        limits.add_argument(option, type=type(default), default=default,
+                            help=f"{what} (default: {default:g})")  # fmt: skip
 
     grade = commands.add_parser("grade", parents=[common], help="autograde every submission")
     grade.add_argument("-j", "--jobs", type=int, help="submissions at a time (default: cores)")
@@ -144,11 +159,13 @@ def _start(dest: Path) -> int:
 
 def _release(course, args) -> int:
     from coursekit.classroom.course import check_result
+    from coursekit.classroom.init_course import protect_inbound
 
     api = course.api()
     for assignment in args.assignments or course.assignments():
         check_result(api.release_assignment(assignment), f"release_assignment {assignment}")
         print(f"released {assignment}")
+    protect_inbound(course)
     return 0
 
 
@@ -156,17 +173,22 @@ def _collect(course, args) -> int:
     from coursekit.classroom import collect
     from coursekit.classroom.roster import import_roster, read_roster
 
+    limits = Limits(int(args.max_mb * 2**20), args.max_files, args.max_ratio, args.max_depth)
     if args.roster:
         with course.gradebook() as gb:
             import_roster(gb, read_roster(args.roster))
     if args.source is None:
-        collect.collect_from_exchange(course, args.assignments or course.assignments())
+        assignments = args.assignments or course.assignments()
+        found = collect.collect_from_exchange(course, assignments, limits)
         print(f"collected from the exchange: {len(course.submitted())} submissions in total")
+        for assignment, problems in found.items():
+            for problem in problems:
+                print(f"  left out ({assignment}): {problem}")
         return 0
     if len(args.assignments) != 1 or args.roster is None:
         raise SystemExit("collect --from needs exactly one ASSIGNMENT and --roster")
     problems = collect.collect_from_lms(
-        course, args.assignments[0], args.source, args.roster, args.pattern
+        course, args.assignments[0], args.source, args.roster, args.pattern, limits
     )
     found = [s for s in course.submitted() if s[1] == args.assignments[0]]
     print(f"collected {args.assignments[0]}: {len(found)} submissions")

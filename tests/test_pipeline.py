@@ -430,7 +430,7 @@ def test_release_and_collect_through_the_exchange(tmp_path):
     config.CourseDirectory.course_id = "minigrad-course"
     config.CourseDirectory.root = str(home)
     config.CourseDirectory.assignment_id = "toy"
-    config.Exchange.root = str(course / "exchange")
+    config.Exchange.root = str(tmp_path / "course-exchange")
     cwd = os.getcwd()
     os.chdir(home)  # nbgrader's student commands work in the current directory
     try:

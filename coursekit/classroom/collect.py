@@ -1,15 +1,18 @@
 """`minigrad-course collect`: submissions into submitted/<student>/<assignment>/.
 
-From nbgrader's exchange (NbGraderAPI.collect), or from a folder or zip downloaded from a
-learning-management system, through nbgrader's zip_collect (ZipCollectApp) with a collector
-plugin that matches each file to the roster. Files whose student is unknown, ambiguous or
-who handed in the same notebook twice are left out and listed: a wrong match would give one
-student's grade to another.
+From nbgrader's exchange (exchange.VettedCollect), or from a folder or zip downloaded from a
+learning-management system, through nbgrader's zip_collect (ZipCollectApp) with an extractor
+plugin that opens the download safely (download.SafeExtractor) and a collector plugin that
+matches each file to the roster. Entries that are unsafe, files whose student is unknown,
+ambiguous or who handed in the same notebook twice are left out and listed: a wrong match
+would give one student's grade to another.
 
 LMS layouts understood: a folder per student (`Ada Lovelace_123_assignsubmission_file_/x.ipynb`,
 Moodle) and a name before the first underscore followed by numeric ids
 (`lovelaceada_123_456_x.ipynb`, Canvas; `_LATE` allowed). --pattern takes a regular
-expression with the groups `name` and `file_id` for anything else.
+expression with the groups `name` and `file_id` for anything else. Only the download's
+top-level name says whose an entry is: the names inside a student's folder or uploaded zip
+are file names, never identities (an upload cannot claim to be another student's).
 """
 
 from __future__ import annotations
@@ -18,13 +21,18 @@ import json
 import os
 import re
 import shutil
+import zipfile
+from dataclasses import asdict
 from pathlib import Path
 
 from nbgrader.plugins import FileNameCollectorPlugin
 from traitlets import Unicode
 from traitlets.config import Config
 
+from coursekit.classroom import exchange
 from coursekit.classroom.course import check_result
+from coursekit.classroom.download import SafeExtractor
+from coursekit.classroom.intake import DEFAULT_LIMITS, Limits
 from coursekit.classroom.roster import Matcher, read_roster
 
 MOODLE_FOLDER = re.compile(r"^(?P<name>.+?)_\d+_assignsubmission_\w*$")
@@ -69,46 +77,64 @@ class RosterCollector(FileNameCollectorPlugin):
         return plan, problems
 
     def _identify(self, relative: Path) -> tuple[str, str]:
+        """(name, file id): the name from the top-level name alone; a file inside a folder or
+        an uploaded zip is identified by its own name."""
+        top, nested = relative.parts[0], len(relative.parts) > 1
         if self.pattern:
-            match = re.search(self.pattern, str(relative))
-            return (match["name"], match["file_id"]) if match else ("", relative.name)
-        folder = MOODLE_FOLDER.match(relative.parent.name) if len(relative.parts) > 1 else None
+            match = re.search(self.pattern, top)
+            if match is None:
+                return "", relative.name
+            return match["name"], relative.name if nested else match["file_id"]
+        folder = MOODLE_FOLDER.match(top) if nested else None
         if folder:
             return folder["name"], relative.name
-        match = CANVAS_FILE.match(relative.name)
+        match = CANVAS_FILE.match(top)
         if match:
-            return match["name"], match["file_id"]
-        if len(relative.parts) > 1:  # a plain folder per student
-            return relative.parent.name, relative.name
+            return match["name"], relative.name if nested else match["file_id"]
+        if nested:  # a plain folder per student
+            return top, relative.name
         return "", relative.name
 
 
-def collect_from_exchange(course, assignments) -> None:
-    api = course.api()
-    for assignment in assignments:
-        check_result(api.collect(assignment, update=True), f"collect {assignment}")
+def collect_from_exchange(course, assignments, limits: Limits = DEFAULT_LIMITS) -> dict[str, list]:
+    """nbgrader's collect, one assignment after another; assignment -> entries left out."""
+    found = {a: exchange.collect(course, a, limits) for a in assignments}
+    for assignment, problems in found.items():
+        record_problems(course, assignment, problems)
+    return found
 
 
 def collect_from_lms(
-    course, assignment: str, download: Path, roster: Path, pattern=""
+    course,
+    assignment: str,
+    download: Path,
+    roster: Path,
+    pattern="",
+    limits: Limits = DEFAULT_LIMITS,
 ) -> list[str]:
-    """Copy `download` (folder or zip) in as nbgrader's zip_collect expects, collect, report."""
+    """Unpack `download` (folder or zip) as nbgrader's zip_collect expects, collect, report."""
     from nbgrader.apps.zipcollectapp import ZipCollectApp
     from nbgrader.coursedir import CourseDirectory
     from nbgrader.utils import capture_log
 
+    if not download.is_dir() and not zipfile.is_zipfile(download):
+        raise SystemExit(f"{download} is neither a folder nor a zip: give the LMS's download")
     archive = course.path("downloaded", assignment, "archive")
     shutil.rmtree(archive, ignore_errors=True)
-    archive.mkdir(parents=True)
-    if download.is_dir():
-        shutil.copytree(download, archive, dirs_exist_ok=True)
-    else:
-        shutil.copy(download, archive / download.name)
+    archive.mkdir(parents=True)  # zip_collect wants it; SafeExtractor reads the download itself
     config = course.config()
     config.merge(
         Config(
             {
-                "ZipCollectApp": {"force": True, "collector_plugin": RosterCollector},
+                "ZipCollectApp": {
+                    "force": True,
+                    "extractor_plugin": SafeExtractor,
+                    "collector_plugin": RosterCollector,
+                },
+                "SafeExtractor": {
+                    "download": str(Path(download).resolve()),
+                    **asdict(limits),
+                },
                 "RosterCollector": {"roster": str(Path(roster).resolve()), "pattern": pattern},
             }
         )
@@ -122,10 +148,16 @@ def collect_from_lms(
     finally:
         os.chdir(cwd)
     check_result(outcome, f"zip_collect {assignment}")
-    problems = getattr(app.collector_plugin_inst, "problems", [])
+    problems = getattr(app.extractor_plugin_inst, "problems", [])
+    problems += getattr(app.collector_plugin_inst, "problems", [])
+    record_problems(course, assignment, problems)
+    return problems
+
+
+def record_problems(course, assignment: str, problems: list[str]) -> None:
+    """What collect left out, per assignment, for the report (.pipeline/collect-problems.json)."""
     record = course.work / "collect-problems.json"
     record.parent.mkdir(parents=True, exist_ok=True)
     known = json.loads(record.read_text()) if record.is_file() else {}
     known[assignment] = problems
     record.write_text(json.dumps(known, indent=1))
-    return problems

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 import secrets
 import shutil
 import sys
@@ -87,11 +88,11 @@ def _grade(course, plan, workers, cell_timeout, limits, grader, stream) -> list[
             who,
             a,
             seed,
-            str(jobs_dir / f"{who}--{a}"),
+            str(jobs_dir / _job_name(n, who, a)),
             str(template),
             cell_timeout,
         )
-        for who, a, seed, _ in plan
+        for n, (who, a, seed, _) in enumerate(plan)
     ]
     workers = max(1, min(workers or os.cpu_count() or 1, len(jobs)))
     stream.write(f"grading {len(jobs)} submissions, {workers} at a time\n")
@@ -120,6 +121,12 @@ def _only_grader(course):
         except BlockingIOError:
             raise SystemExit("another `minigrad-course grade` is running on this course") from None
         yield
+
+
+def _job_name(n: int, student: str, assignment: str) -> str:
+    """The job's work folder (and log) name. nbgrader's autograde matches that path as a
+    regular expression without escaping it: a `+` or `(` of a student id must not reach it."""
+    return f"{n:04d}-" + re.sub(r"[^\w-]", "_", f"{student}--{assignment}", flags=re.ASCII)
 
 
 def _fresh_seed() -> int:

@@ -1,5 +1,8 @@
 """`minigrad-course init DIR`: an instructor's course directory, ready to release.
 
+The course directory is private to the instructor; nbgrader's exchange, the one place that
+students write, lives outside it (default: DIR-exchange beside it, or --exchange).
+
 Writes nbgrader_config.py, copies the assignments of solutions/ to source/ (without the CUDA
 test cells with --cpu-only, so that full marks stay reachable on a course with no GPU),
 and lets nbgrader's generate_assignment fill release/ and the gradebook.
@@ -7,7 +10,9 @@ and lets nbgrader's generate_assignment fill release/ and the gradebook.
 
 from __future__ import annotations
 
+import os
 import shutil
+import stat
 import sys
 from pathlib import Path
 
@@ -18,6 +23,10 @@ from coursekit.classroom.roster import import_roster, read_roster
 from coursekit.classroom.runs import ensure_table
 
 REPO_SOLUTIONS = Path(__file__).resolve().parents[2] / "solutions"
+COURSE_MODE = 0o700  # source/ holds the solutions, gradebook.db the grades: the instructor's
+# nbgrader's documented exchange root (`chmod ugo+rw`), plus the sticky bit: a student may
+# not rename or delete the course's folder in it and put a fake outbound in its place
+EXCHANGE_MODE = 0o1777
 
 CONFIG = """\
 # nbgrader's configuration for this course (written by `minigrad-course init`).
@@ -77,11 +86,18 @@ def init_course(
     assignments = sorted(p for p in Path(solutions).iterdir() if p.is_dir() and _notebooks(p))
     if not assignments:
         raise SystemExit(f"no assignments (folders with notebooks) in {solutions}")
-    exchange = Path(exchange or dest / "exchange").resolve()
-    exchange.mkdir(parents=True, exist_ok=True)
-    exchange.chmod(0o777)  # students hand in through it
-    db_line = f"c.CourseDirectory.db_url = {db_url!r}" if db_url else ""
+    exchange = Path(exchange or dest.parent / f"{dest.name}-exchange").resolve()
+    if exchange == dest or dest in exchange.parents:
+        raise SystemExit(
+            f"the exchange {exchange} is inside the course: every student could reach the "
+            "course's files through it; give --exchange a folder outside it"
+        )
     dest.mkdir(parents=True, exist_ok=True)
+    dest.chmod(COURSE_MODE)
+    if not exchange.exists():  # an existing one (shared by courses) is its admin's to set
+        exchange.mkdir(parents=True)
+        exchange.chmod(EXCHANGE_MODE)
+    db_line = f"c.CourseDirectory.db_url = {db_url!r}" if db_url else ""
     (dest / CONFIG_FILE).write_text(
         CONFIG.format(
             course_id=COURSE_ID,
@@ -105,6 +121,15 @@ def init_course(
         if roster:
             import_roster(gb, read_roster(Path(roster)))
     return course
+
+
+def protect_inbound(course: Course) -> None:
+    """The sticky bit on the inbound folder nbgrader's release made (0733: students write
+    there, unseen): a student may then delete or rename only their own entries."""
+    config = course.config()
+    inbound = Path(config.Exchange.root, course.course_id, "inbound")
+    if inbound.is_dir() and inbound.stat().st_uid == os.geteuid():
+        inbound.chmod(inbound.stat().st_mode | stat.S_ISVTX)
 
 
 def drop_cuda_cells(path: Path) -> int:

@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import copy
 import json
-import shutil
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
+
+from coursekit.classroom.intake import Unsafe, open_regular
 
 
 @dataclass
@@ -39,12 +40,21 @@ def repair_submission(src: Path, dest: Path, released: dict[str, Path]) -> Repai
     report = Repair()
     dest.mkdir(parents=True, exist_ok=True)
     readable: dict[str, nbformat.NotebookNode] = {}
-    for path in sorted(src.iterdir()) if src.is_dir() else []:
-        if path.suffix != ".ipynb":
-            if path.is_file():
-                shutil.copy2(path, dest / path.name)
+    if src.is_symlink():  # submitted/ is read as collect wrote it: regular files only
+        report.notes.append("the submission is a symbolic link, not a folder; nothing graded")
+    entries = sorted(src.iterdir()) if src.is_dir() and not src.is_symlink() else []
+    for path in entries:
+        try:
+            with open_regular(path, shown="it") as handle:
+                data = handle.read()
+        except Unsafe as why:
+            if not path.is_dir() or path.is_symlink():
+                report.notes.append(f"{path.name}: {why}; only regular files are graded")
             continue
-        nb, problem = _read(path)
+        if path.suffix != ".ipynb":
+            (dest / path.name).write_bytes(data)
+            continue
+        nb, problem = _read(data)
         if problem:
             report.notes.append(f"{path.name}: {problem}; it cannot be graded (0 points)")
         else:
@@ -64,8 +74,8 @@ def repair_submission(src: Path, dest: Path, released: dict[str, Path]) -> Repai
     return report
 
 
-def _read(path: Path):
-    text = path.read_bytes().decode("utf-8", errors="replace")
+def _read(data: bytes):
+    text = data.decode("utf-8", errors="replace")
     try:
         json.loads(text)
     except json.JSONDecodeError as error:

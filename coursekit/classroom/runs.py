@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import stat
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -67,6 +68,9 @@ def latest_runs(session) -> dict[tuple[str, str], GradingRun]:
 def fingerprint(folder: Path) -> str:
     """sha256 of a submission's files (names and bytes): changes when it is collected anew."""
     digest = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        digest.update(str(path.relative_to(folder)).encode() + b"\0" + path.read_bytes() + b"\0")
+    for path in sorted(folder.rglob("*")):
+        # never through a symlink, never blocking on a FIFO: those hash as their kind
+        kind = path.lstat().st_mode
+        content = path.read_bytes() if stat.S_ISREG(kind) else oct(stat.S_IFMT(kind)).encode()
+        digest.update(str(path.relative_to(folder)).encode() + b"\0" + content + b"\0")
     return digest.hexdigest()
