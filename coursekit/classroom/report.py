@@ -11,6 +11,7 @@ import json
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from coursekit.classroom.safe_html import policy_meta
 from coursekit.classroom.table import class_scores, grade_table
 
 TOP_MESSAGES = 12
@@ -142,7 +143,9 @@ def _short(text: str, n: int) -> str:
 def _page(data, table: str, figures) -> str:
     esc = html.escape
     parts = [
-        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>Class report</title>",
+        # ids, notes and file names come from submissions: escaped, and no script may run
+        f"<!DOCTYPE html><html><head>{policy_meta()}<meta charset='utf-8'>",
+        "<title>Class report</title>",
         "<style>body{font-family:sans-serif;max-width:1000px;margin:auto}"
         "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}"
         "img{max-width:100%;height:auto}</style></head><body>",
