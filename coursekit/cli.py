@@ -125,6 +125,7 @@ def _release(course, args) -> int:
 
 def _collect(course, args) -> int:
     from coursekit.classroom import collect
+    from coursekit.classroom.printable import printable
     from coursekit.classroom.roster import import_roster, read_roster
 
     if args.roster:
@@ -142,7 +143,7 @@ def _collect(course, args) -> int:
     found = [s for s in course.submitted() if s[1] == args.assignments[0]]
     print(f"collected {args.assignments[0]}: {len(found)} submissions")
     for problem in problems:
-        print(f"  left out: {problem}")
+        print(f"  left out: {printable(problem)}")
     return 0
 
 

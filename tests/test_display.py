@@ -184,3 +184,23 @@ def test_the_report_escapes_ids_and_notes():
     }  # fmt: skip
     shown = ActiveContent(_page(data, f"{HOSTILE_FILE} 0/3", []))
     assert shown.found == [] and HOSTILE_FILE in " ".join(shown.text)
+
+
+# --- the instructor's terminal ---------------------------------------------------------------
+@pytest.mark.parametrize("command", ["grade", "table"])
+def test_ids_reach_the_terminal_escaped(hostile_class, command):
+    course, printed = hostile_class  # what `grade` printed: its progress lines and summary
+    if command == "table":
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            run("table", "-C", course)
+        printed = out.getvalue()
+    assert "\x1b" not in printed and "\x07" not in printed
+    assert "eve\\x1b]0;owned\\x07\\x1b[2J" in printed
+
+
+def test_escaping_keeps_every_script_and_shows_controls():
+    from coursekit.classroom.printable import printable
+
+    assert printable("Мария Zoë 王芳") == "Мария Zoë 王芳"
+    assert printable("a\x1b[2Jb\u202ec\r") == "a\\x1b[2Jb\\u202ec\\r"

@@ -747,8 +747,8 @@ def test_whole_pipeline_on_postgresql(postgres_url, tmp_path):
 
 
 def test_the_grade_table_prints_reasons_without_terminal_control_codes():
-    from coursekit.classroom.table import _printable
+    from coursekit.classroom.printable import printable
 
     hostile = "handed in as '\x1b]0;owned\x07\x1b[2J.ipynb'"
-    shown = _printable(hostile)
+    shown = printable(hostile)
     assert shown.isprintable() and "\\x1b" in shown and "owned" in shown

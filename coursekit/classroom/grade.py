@@ -16,6 +16,7 @@ import sys
 from contextlib import contextmanager
 
 from coursekit.classroom.grade_one import SEED_ENV, Job, blank_result
+from coursekit.classroom.printable import printable
 from coursekit.classroom.progress import Progress
 from coursekit.classroom.runs import ensure_table, fingerprint, latest_runs
 from coursekit.classroom.supervisor import Limits, run_jobs
@@ -55,7 +56,7 @@ def _plan(course, force: bool, student: str | None, stream) -> list[tuple]:
     """(student, assignment, seed, fingerprint) of each submission to grade now."""
     submissions = [s for s in course.submitted() if student is None or s[0] == student]
     if student is not None and not submissions:
-        raise SystemExit(f"no collected submission for student {student!r}")
+        raise SystemExit(f"no collected submission for student '{printable(student)}'")
     with course.gradebook() as gb:
         ensure_table(gb.engine)
         last = latest_runs(gb.db)
@@ -106,7 +107,8 @@ def _grade(course, plan, workers, cell_timeout, limits, grader, stream) -> list[
             score = sum(c["score"] for c in result["cells"])
             total = sum(c["max_score"] for c in result["cells"])
             running = min(workers, len(jobs) - progress.done - 1)
-            progress.step(running, f"{job.student}/{job.assignment} {score:g}/{total:g}")
+            shown = printable(f"{job.student}/{job.assignment}")
+            progress.step(running, f"{shown} {score:g}/{total:g}")
     return written
 
 

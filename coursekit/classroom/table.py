@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from coursekit.classroom import scores as read
 from coursekit.classroom.export import problems
+from coursekit.classroom.printable import printable
 from coursekit.classroom.runs import latest_runs
 
 
@@ -19,10 +20,10 @@ def class_scores(course) -> tuple[list[str], list[str], dict, dict]:
 
 def grade_table(course) -> str:
     students, assignments, scores, runs = class_scores(course)
-    header = ["student", *assignments, "total"]
+    header = ["student", *map(printable, assignments), "total"]
     rows = []
     for student in students:
-        row, total, possible = [student], 0.0, 0.0
+        row, total, possible = [printable(student)], 0.0, 0.0
         for assignment in assignments:
             if (student, assignment) not in scores:
                 row.append("-")
@@ -41,7 +42,7 @@ def grade_table(course) -> str:
     lines.insert(1, "  ".join("-" * w for w in widths))
     lines.append("(- not submitted; * graded with problems or not graded, why:)")
     lines += [
-        f"  * {_printable(student)} / {assignment}: {_printable(problems(run))}"
+        f"  * {printable(student)} / {printable(assignment)}: {printable(problems(run))}"
         for (student, assignment), run in sorted(runs.items())
         if problems(run) and (student, assignment) in scores
     ]
@@ -60,8 +61,8 @@ def grade_summary(results: list[dict]) -> str:
         f"{len(results) - len(troubled)} cleanly, {len(troubled)} with problems"
     ]
     lines += [
-        f"  * {_printable(r['student'])} / {r['assignment']}: {r['status']}: "
-        + _printable(" | ".join(r.get("notes", [])))
+        f"  * {printable(r['student'])} / {printable(r['assignment'])}: {r['status']}: "
+        + printable(" | ".join(r.get("notes", [])))
         for r in sorted(troubled, key=lambda r: (r["student"], r["assignment"]))
     ]
     if len(students) == 1:
@@ -69,11 +70,7 @@ def grade_summary(results: list[dict]) -> str:
         for r in results:
             score = sum(c["score"] for c in r["cells"])
             possible = sum(c["max_score"] for c in r["cells"])
-            lines.append(f"  {_printable(student)} / {r['assignment']}: {score:g}/{possible:g}")
+            shown = printable(f"{student} / {r['assignment']}")
+            lines.append(f"  {shown}: {score:g}/{possible:g}")
     lines.append("the class's grades: minigrad-course table; the CSV: minigrad-course export")
     return "\n".join(lines)
-
-
-def _printable(text: str) -> str:
-    """Text from a submission (file names in the reasons) without terminal control codes."""
-    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
