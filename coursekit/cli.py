@@ -57,7 +57,9 @@ def _parser() -> argparse.ArgumentParser:
     grade = commands.add_parser("grade", parents=[common], help="autograde every submission")
     grade.add_argument("-j", "--jobs", type=int, help="submissions at a time (default: cores)")
     grade.add_argument("--force", action="store_true", help="regrade graded submissions too")
-    grade.add_argument("--student", help="regrade this student (an appeal: same seed)")
+    grade.add_argument(
+        "--student", help="regrade this student (an appeal: same seed for the same files)"
+    )
     grade.add_argument("--cell-timeout", type=int, default=120, help="seconds per cell")
     grade.add_argument("--timeout", type=float, default=900, help="seconds per submission")
     grade.add_argument("--memory", type=int, default=3072, help="MB per submission")

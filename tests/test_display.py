@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import shutil
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
 from nbformat.v4 import new_markdown_cell
-from test_pipeline import answered, hand_in, run, toy_solutions
+from test_pipeline import answered, hand_in, run, runs, sqlite_url, toy_solutions
 
 MARK = "OWNED"  # what every payload calls; its text may show, it must never run
 HOSTILE_MARKDOWN = (
@@ -204,3 +206,55 @@ def test_escaping_keeps_every_script_and_shows_controls():
 
     assert printable("Мария Zoë 王芳") == "Мария Zoë 王芳"
     assert printable("a\x1b[2Jb\u202ec\r") == "a\\x1b[2Jb\\u202ec\\r"
+
+
+# --- appeals ---------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def appeal_class(tmp_path_factory):
+    root = tmp_path_factory.mktemp("appeal")
+    course = root / "course"
+    run("init", course, "--solutions", toy_solutions(root / "solutions"), "--cpu-only")
+    hand_in(course, "ben", answered(course, mul="a + b"))  # test_mul fails
+    run("grade", "-C", course)
+    return course
+
+
+def _runs_of(course: Path, student: str) -> list[dict]:
+    return [
+        {**r, "notes": json.loads(r["result_json"])["notes"]}
+        for r in runs(sqlite_url(course))
+        if r["student_id"] == student
+    ]
+
+
+@pytest.mark.parametrize("change", ["none", "files"])
+def test_an_appeal_reuses_seeds_only_for_the_same_files(appeal_class, change):
+    course = appeal_class
+    before = _runs_of(course, "ben")[-1]
+    if change == "files":  # the student read the seeds in the feedback, then handed in anew
+        nb = answered(course)
+        nb.cells[5].source += "\n# replays the values the feedback showed"
+        hand_in(course, "ben", nb)
+    run("grade", "-C", course, "--student", "ben")
+    after = _runs_of(course, "ben")[-1]
+    if change == "none":
+        assert after["seed"] == before["seed"] and after["notes"] == []
+    else:
+        assert after["seed"] != before["seed"]
+        assert any("changed since they were last graded" in n for n in after["notes"])
+        run("feedback", "-C", course, "--student", "ben")
+        (page,) = (course / "feedback" / "ben" / "toy").glob("*.html")
+        assert "changed since they were last graded" in page.read_text()
+
+
+def test_the_fingerprint_tells_apart_files_that_run_together(tmp_path):
+    """name\\0bytes\\0 strung together: one file could mimic two."""
+    from coursekit.classroom.runs import fingerprint
+
+    one, two = tmp_path / "one", tmp_path / "two"
+    one.mkdir(), two.mkdir()
+    (one / "a").write_bytes(b"x\0b\0y")
+    (two / "a").write_bytes(b"x")
+    (two / "b").write_bytes(b"y")
+    assert fingerprint(one) != fingerprint(two)
+    assert fingerprint(one) == fingerprint(one)

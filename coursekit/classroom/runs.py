@@ -65,8 +65,11 @@ def latest_runs(session) -> dict[tuple[str, str], GradingRun]:
 
 
 def fingerprint(folder: Path) -> str:
-    """sha256 of a submission's files (names and bytes): changes when it is collected anew."""
-    digest = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        digest.update(str(path.relative_to(folder)).encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()
+    """sha256 of a submission's files (names and bytes): changes when it is collected anew.
+    Each file is hashed on its own, so no two different sets of files run together into the
+    same bytes (an appeal reuses seeds only for the same files)."""
+    files = [
+        [str(path.relative_to(folder)), hashlib.sha256(path.read_bytes()).hexdigest()]
+        for path in sorted(p for p in folder.rglob("*") if p.is_file())
+    ]
+    return hashlib.sha256(json.dumps(files).encode()).hexdigest()
