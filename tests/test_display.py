@@ -24,7 +24,8 @@ MARK = "OWNED"  # what every payload calls; its text may show, it must never run
 HOSTILE_MARKDOWN = (
     f'Look: <img src=x onerror="{MARK}()"> <script>{MARK}(2)</script> '
     f'<a href="javascript:{MARK}(3)">link</a> <svg onload="{MARK}(4)"></svg> '
-    f'<iframe srcdoc="<script>{MARK}(5)</script>"></iframe> the rest of my text'
+    f'<iframe srcdoc="<script>{MARK}(5)</script>"></iframe> [my plot](plot.html) '
+    "the rest of my text"
 )
 HOSTILE_OUTPUT = (
     "from IPython.display import HTML, Javascript, display\n"
@@ -32,6 +33,12 @@ HOSTILE_OUTPUT = (
     f"display(Javascript('{MARK}(8)'))\n"
 )
 HOSTILE_FILE = f'<img src=x onerror="{MARK}(9)">.ipynb'
+# a page of its own, which the Formgrader would serve on the Jupyter server's origin; the
+# notebook links to it
+HOSTILE_PAGES = {
+    "plot.html": f"<script>{MARK}(10)</script>",
+    "plot.svg": f'<svg onload="{MARK}(11)"/>',
+}
 EVE = "eve\x1b]0;owned\x07\x1b[2J"  # retitles and clears a terminal
 
 
@@ -71,6 +78,8 @@ def hostile_class(tmp_path_factory):
     nb.cells.insert(1, new_markdown_cell(HOSTILE_MARKDOWN))
     hand_in(course, "mallory", nb)
     hand_in(course, "mallory", answered(course), name=HOSTILE_FILE)
+    for name, text in HOSTILE_PAGES.items():
+        hand_in(course, "mallory", text, name=name)
     hand_in(course, EVE, answered(course))
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -130,6 +139,19 @@ def test_the_formgrader_renders_the_submission_without_its_script(hostile_class,
     shown = ActiveContent(page)
     assert shown.found == []
     assert "the rest of my text" in " ".join(shown.text)
+
+
+def test_pages_handed_in_are_not_served_from_the_graded_copy(hostile_class):
+    """The Formgrader serves autograded/<student>/<assignment>/ at its own origin."""
+    course, _ = hostile_class
+    graded = course / "autograded" / "mallory" / "toy"
+    assert (graded / "toy.ipynb").is_file()
+    for name in HOSTILE_PAGES:
+        assert not (graded / name).exists()
+        assert (course / "submitted" / "mallory" / "toy" / name).is_file()  # kept as handed in
+    notes = [n for r in runs(sqlite_url(course)) if r["student_id"] == "mallory"
+             for n in json.loads(r["result_json"])["notes"]]  # fmt: skip
+    assert all(any(n.startswith(f"{name}: ") for n in notes) for name in HOSTILE_PAGES), notes
 
 
 def _policy(page: str) -> str:
