@@ -27,7 +27,8 @@ def clean(fragment) -> str:
     return nh3.clean(
         text,
         attributes=ATTRIBUTES,
-        clean_content_tags=set(),  # a <script>'s text is shown as text, not dropped
+        # a <script>'s text is shown as text; a <style>'s (a DataFrame's repr has one) is not
+        clean_content_tags={"style"},
         url_schemes=URL_SCHEMES,
         attribute_filter=_no_data_links,
     )
