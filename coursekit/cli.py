@@ -74,7 +74,9 @@ def _parser() -> argparse.ArgumentParser:
     grade = commands.add_parser("grade", parents=[common], help="autograde every submission")
     grade.add_argument("-j", "--jobs", type=int, help="submissions at a time (default: cores)")
     grade.add_argument("--force", action="store_true", help="regrade graded submissions too")
-    grade.add_argument("--student", help="regrade this student (an appeal: same seed)")
+    grade.add_argument(
+        "--student", help="regrade this student (an appeal: same seed for the same files)"
+    )
     grade.add_argument("--cell-timeout", type=int, default=120, help="seconds per cell")
     grade.add_argument("--timeout", type=float, default=900, help="seconds per submission")
     grade.add_argument("--memory", type=int, default=3072, help="MB per submission")
@@ -171,6 +173,7 @@ def _release(course, args) -> int:
 
 def _collect(course, args) -> int:
     from coursekit.classroom import collect
+    from coursekit.classroom.printable import printable
     from coursekit.classroom.roster import import_roster, read_roster
 
     limits = Limits(int(args.max_mb * 2**20), args.max_files, args.max_ratio, args.max_depth)
@@ -193,7 +196,7 @@ def _collect(course, args) -> int:
     found = [s for s in course.submitted() if s[1] == args.assignments[0]]
     print(f"collected {args.assignments[0]}: {len(found)} submissions")
     for problem in problems:
-        print(f"  left out: {problem}")
+        print(f"  left out: {printable(problem)}")
     return 0
 
 

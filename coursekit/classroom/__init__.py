@@ -4,7 +4,7 @@
     release        nbgrader's exchange
     collect        from the exchange, or from an LMS download matched to a roster CSV
     grade          every submission in its own process, N at a time, resumable
-    feedback       HTML per student, hidden tests removed
+    feedback       HTML per student, hidden tests removed, submitted script inert
     export         CSV, one row per student
     report         HTML summary with plots
 

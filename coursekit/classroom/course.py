@@ -11,6 +11,8 @@ from pathlib import Path
 from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
+from coursekit.classroom.printable import printable
+
 CONFIG_FILE = "nbgrader_config.py"
 COURSE_ID = "minigrad-course"
 PIPELINE_DIR = ".pipeline"  # the pipeline's own working files, never a student's
@@ -115,4 +117,5 @@ def check_result(result: dict, what: str) -> None:
     """NbGraderAPI calls return {success, error, log}: turn a failure into an exception."""
     if not result.get("success"):
         detail = (result.get("error") or result.get("log") or "").strip().splitlines()
-        raise RuntimeError(f"nbgrader {what} failed: {detail[-1] if detail else 'no detail'}")
+        last = printable(detail[-1]) if detail else "no detail"  # may quote a file name
+        raise RuntimeError(f"nbgrader {printable(what)} failed: {last}")

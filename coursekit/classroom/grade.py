@@ -1,9 +1,11 @@
 """`minigrad-course grade`: every collected submission graded, in parallel, resumable.
 
 A submission is graded again only when it has no run yet, when its files changed since its
-last run, with --force, or when it is an appeal (--student: the seed of its last run is
-reused, so the hidden tests draw the same values). One `grade` at a time per course (a lock
-file); a killed one leaves nothing the next one trusts.
+last run, with --force, or when it is an appeal (--student). An appeal reuses the seed of the
+last run, so the hidden tests draw the same values, only for byte-identical files: the seeds
+were in the student's feedback, and files changed since could replay what they drew. Changed
+files get a fresh seed and a note saying so. One `grade` at a time per course (a lock file);
+a killed one leaves nothing the next one trusts.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import sys
 from contextlib import contextmanager
 
 from coursekit.classroom.grade_one import SEED_ENV, Job, blank_result
+from coursekit.classroom.printable import printable
 from coursekit.classroom.progress import Progress
 from coursekit.classroom.runs import ensure_table, fingerprint, latest_runs
 from coursekit.classroom.supervisor import Limits, run_jobs
@@ -52,11 +55,18 @@ def grade_class(
     return written
 
 
+# The note on an appeal whose files are not the ones its last run graded.
+CHANGED_SINCE = (
+    "the submitted files changed since they were last graded; graded on fresh values "
+    "(an appeal reuses them only for the same files)"
+)
+
+
 def _plan(course, force: bool, student: str | None, stream) -> list[tuple]:
-    """(student, assignment, seed, fingerprint) of each submission to grade now."""
+    """(student, assignment, seed, fingerprint, notes) of each submission to grade now."""
     submissions = [s for s in course.submitted() if student is None or s[0] == student]
     if student is not None and not submissions:
-        raise SystemExit(f"no collected submission for student {student!r}")
+        raise SystemExit(f"no collected submission for student '{printable(student)}'")
     with course.gradebook() as gb:
         ensure_table(gb.engine)
         last = latest_runs(gb.db)
@@ -64,13 +74,17 @@ def _plan(course, force: bool, student: str | None, stream) -> list[tuple]:
     for who, assignment in submissions:
         prints = fingerprint(course.submission_dir(who, assignment))
         previous = last.get((who, assignment))
-        if student is not None:  # an appeal: same values as the last run
-            seed = previous.seed if previous else _fresh_seed()
-        elif previous and previous.fingerprint == prints and not force:
+        same_files = previous is not None and previous.fingerprint == prints
+        notes = ()
+        if student is not None and same_files:  # an appeal: same values as the last run
+            seed = previous.seed
+        elif same_files and not force:
             continue
         else:
             seed = _fresh_seed()
-        plan.append((who, assignment, seed, prints))
+            if student is not None and previous is not None:
+                notes = (CHANGED_SINCE,)
+        plan.append((who, assignment, seed, prints, notes))
     skipped = len(submissions) - len(plan)
     if skipped:
         stream.write(f"{skipped} submissions already graded and unchanged (--force regrades)\n")
@@ -81,7 +95,7 @@ def _grade(course, plan, workers, cell_timeout, limits, grader, stream) -> list[
     template = build_template(course, course.work / "template.db")
     jobs_dir = course.work / "jobs"
     shutil.rmtree(jobs_dir, ignore_errors=True)  # a killed run's leftovers
-    prints = {(who, a): p for who, a, _, p in plan}
+    prints = {(who, a): p for who, a, _, p, _ in plan}
     jobs = [
         Job(
             str(course.root),
@@ -91,8 +105,9 @@ def _grade(course, plan, workers, cell_timeout, limits, grader, stream) -> list[
             str(jobs_dir / _job_name(n, who, a)),
             str(template),
             cell_timeout,
+            notes,
         )
-        for n, (who, a, seed, _) in enumerate(plan)
+        for n, (who, a, seed, _, notes) in enumerate(plan)
     ]
     workers = max(1, min(workers or os.cpu_count() or 1, len(jobs)))
     stream.write(f"grading {len(jobs)} submissions, {workers} at a time\n")
@@ -107,7 +122,8 @@ def _grade(course, plan, workers, cell_timeout, limits, grader, stream) -> list[
             score = sum(c["score"] for c in result["cells"])
             total = sum(c["max_score"] for c in result["cells"])
             running = min(workers, len(jobs) - progress.done - 1)
-            progress.step(running, f"{job.student}/{job.assignment} {score:g}/{total:g}")
+            shown = printable(f"{job.student}/{job.assignment}")
+            progress.step(running, f"{shown} {score:g}/{total:g}")
     return written
 
 

@@ -44,6 +44,7 @@ class Job:
     work_dir: str  # private: the repaired copy, the private gradebook, the graded notebooks
     template_db: str  # the course's assignments without grades (template.build_template)
     cell_timeout: int = 120
+    notes: tuple[str, ...] = ()  # what the plan found before grading (an appeal's changed files)
 
 
 def grade_submission(job: Job) -> dict:
@@ -58,7 +59,7 @@ def grade_submission(job: Job) -> dict:
     )
     db_url = f"sqlite:///{work / 'gradebook.db'}"
     shutil.copy(job.template_db, work / "gradebook.db")
-    notes = list(repair.notes)
+    notes = [*job.notes, *repair.notes]
     if repair.notebooks:
         os.environ[SEED_ENV] = str(job.seed)  # inherited by the kernel nbgrader starts
         with warnings.catch_warnings():  # nbgrader's ORM use warns on every new submission
@@ -90,7 +91,9 @@ def blank_result(job: Job, note: str) -> dict:
     result = _read_private_gradebook(f"sqlite:///{job.template_db}", course_id, job, {}, [])
     for cell in result["cells"]:
         cell["status"], cell["message"] = "not graded", note
-    result.update(notes=[note], status="not graded", autograded_dir=None, duration_s=None)
+    result.update(
+        notes=[*job.notes, note], status="not graded", autograded_dir=None, duration_s=None
+    )
     return result
 
 

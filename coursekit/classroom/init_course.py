@@ -42,6 +42,11 @@ c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.ClearHiddenTests",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
+# The Formgrader and feedback show submitted markdown and outputs without their script
+# (coursekit/classroom/safe_html.py). The Formgrader reads this file from its working directory.
+from coursekit.classroom.safe_html import render_safely  # noqa: E402
+
+render_safely(c)
 {sealed_lines}"""
 
 # The verdict that counts comes from the sealed run (coursekit/sealed): student code never

@@ -13,13 +13,17 @@ instructor's report and the student's feedback:
 - deleted graded, answer or read-only cells are put back from the released notebook, after
   their released predecessor (a deleted answer is then graded as unanswered);
 - retyped and duplicated cells are reported; nbgrader itself restores the type and grades
-  the last copy of a duplicated cell.
+  the last copy of a duplicated cell;
+- files a browser would run as a page (HTML, SVG, XML, JavaScript) stay out of the copy:
+  nbgrader's Formgrader serves the graded copy's files on the Jupyter server's own origin,
+  where a link in the notebook would open one with the instructor's rights.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+import mimetypes
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +31,20 @@ from pathlib import Path
 import nbformat
 
 from coursekit.classroom.intake import Unsafe, open_regular
+
+# Content types a browser runs script in, as the Formgrader's file handler (tornado, by
+# mimetypes) would send them.
+ACTIVE_TYPES = {
+    "text/html",
+    "application/xhtml+xml",
+    "image/svg+xml",
+    "application/xml",
+    "text/xml",
+    "application/xslt+xml",
+    "text/javascript",
+    "application/javascript",
+}
+ACTIVE_NOTE = "a page a browser would run; kept as handed in, left out of what is graded and shown"
 
 
 @dataclass
@@ -44,6 +62,9 @@ def repair_submission(src: Path, dest: Path, released: dict[str, Path]) -> Repai
         report.notes.append("the submission is a symbolic link, not a folder; nothing graded")
     entries = sorted(src.iterdir()) if src.is_dir() and not src.is_symlink() else []
     for path in entries:
+        if mimetypes.guess_type(path.name)[0] in ACTIVE_TYPES:
+            report.notes.append(f"{path.name}: {ACTIVE_NOTE}")
+            continue
         try:
             with open_regular(path, shown="it") as handle:
                 data = handle.read()

@@ -6,11 +6,14 @@ the submissions graded with problems (and why), and what collect left out.
 
 from __future__ import annotations
 
-import html
 import json
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from jinja2 import Environment
+from markupsafe import Markup
+
+from coursekit.classroom.safe_html import policy_meta
 from coursekit.classroom.table import class_scores, grade_table
 
 TOP_MESSAGES = 12
@@ -141,41 +144,36 @@ def _short(text: str, n: int) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
+# Autoescaped: ids, notes, messages and file names come from submissions.
+PAGE = Environment(autoescape=True).from_string(
+    """<!DOCTYPE html><html><head>{{ policy }}<meta charset='utf-8'><title>Class report</title>
+<style>body{font-family:sans-serif;max-width:1000px;margin:auto}
+td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}
+img{max-width:100%;height:auto}</style></head><body>
+<h1>Class report</h1>
+<p>{{ data.students | length }} students, {{ data.assignments | length }} assignments.</p>
+<h2>Grades</h2><pre>{{ table }}</pre>
+{% for name, title in figures %}<h2>{{ title }}</h2><img src="{{ name }}" alt="{{ title }}">
+{% endfor %}
+{% if data.messages %}<h2>Failure messages</h2><table><tr><th>cells</th><th>message</th></tr>
+{% for message, n in data.messages %}<tr><td>{{ n }}</td><td>{{ message }}</td></tr>
+{% endfor %}</table>{% endif %}
+<h2>Submissions with problems</h2>
+{% if data.problems %}<table><tr><th>student</th><th>assignment</th><th>status</th><th>why</th></tr>
+{% for p in data.problems %}<tr><td>{{ p.student }}</td><td>{{ p.assignment }}</td>
+<td>{{ p.status }}</td><td>{% for note in p.notes %}{{ note }}{% if not loop.last %}<br>{% endif %}
+{% endfor %}</td></tr>
+{% endfor %}</table>{% else %}<p>None.</p>{% endif %}
+{% if left_out %}<h2>Left out by collect</h2><ul>
+{% for assignment, problem in left_out %}<li>{{ assignment }}: {{ problem }}</li>
+{% endfor %}</ul>{% endif %}
+</body></html>
+"""
+)
+
+
 def _page(data, table: str, figures) -> str:
-    esc = html.escape
-    parts = [
-        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>Class report</title>",
-        "<style>body{font-family:sans-serif;max-width:1000px;margin:auto}"
-        "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}"
-        "img{max-width:100%;height:auto}</style></head><body>",
-        "<h1>Class report</h1>",
-        f"<p>{len(data['students'])} students, {len(data['assignments'])} assignments.</p>",
-        f"<h2>Grades</h2><pre>{esc(table)}</pre>",
-    ]
-    for name, title in figures:
-        parts.append(f"<h2>{esc(title)}</h2><img src='{esc(name)}' alt='{esc(title)}'>")
-    if data["messages"]:
-        parts.append("<h2>Failure messages</h2><table><tr><th>cells</th><th>message</th></tr>")
-        parts += [f"<tr><td>{n}</td><td>{esc(m)}</td></tr>" for m, n in data["messages"]]
-        parts.append("</table>")
-    parts.append("<h2>Submissions with problems</h2>")
-    if data["problems"]:
-        parts.append(
-            "<table><tr><th>student</th><th>assignment</th><th>status</th><th>why</th></tr>"
-        )
-        for p in data["problems"]:
-            why = "<br>".join(esc(n) for n in p["notes"])
-            parts.append(
-                f"<tr><td>{esc(p['student'])}</td><td>{esc(p['assignment'])}</td>"
-                f"<td>{esc(p['status'])}</td><td>{why}</td></tr>"
-            )
-        parts.append("</table>")
-    else:
-        parts.append("<p>None.</p>")
     left_out = [(a, p) for a, found in sorted(data["collect_problems"].items()) for p in found]
-    if left_out:
-        parts.append("<h2>Left out by collect</h2><ul>")
-        parts += [f"<li>{esc(a)}: {esc(p)}</li>" for a, p in left_out]
-        parts.append("</ul>")
-    parts.append("</body></html>")
-    return "".join(parts)
+    return PAGE.render(
+        policy=Markup(policy_meta()), data=data, table=table, figures=figures, left_out=left_out
+    )

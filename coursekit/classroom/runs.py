@@ -66,11 +66,18 @@ def latest_runs(session) -> dict[tuple[str, str], GradingRun]:
 
 
 def fingerprint(folder: Path) -> str:
-    """sha256 of a submission's files (names and bytes): changes when it is collected anew."""
-    digest = hashlib.sha256()
+    """sha256 of a submission's files (names and bytes): changes when it is collected anew.
+    Each file is hashed on its own, so no two different sets of files run together into the
+    same bytes (an appeal reuses seeds only for the same files); never through a symlink,
+    never blocking on a FIFO: those hash as their kind."""
+    entries = []
     for path in sorted(folder.rglob("*")):
-        # never through a symlink, never blocking on a FIFO: those hash as their kind
         kind = path.lstat().st_mode
-        content = path.read_bytes() if stat.S_ISREG(kind) else oct(stat.S_IFMT(kind)).encode()
-        digest.update(str(path.relative_to(folder)).encode() + b"\0" + content + b"\0")
-    return digest.hexdigest()
+        if stat.S_ISDIR(kind):
+            continue
+        if stat.S_ISREG(kind):
+            content = hashlib.sha256(path.read_bytes()).hexdigest()
+        else:
+            content = oct(stat.S_IFMT(kind))
+        entries.append([str(path.relative_to(folder)), content])
+    return hashlib.sha256(json.dumps(entries).encode()).hexdigest()

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from coursekit.classroom import scores as read
 from coursekit.classroom.export import problems
+from coursekit.classroom.printable import printable
 from coursekit.classroom.runs import latest_runs
 
 
@@ -48,10 +49,10 @@ def grade_table(course) -> str:
     """One row per student: each assignment's score (`-` not handed in, `*` with problems)
     and the total out of every assignment; then the reasons and who is missing."""
     book = class_scores(course)
-    header = ["student", *book.assignments, f"total (of {book.out_of:g})"]
+    header = ["student", *map(printable, book.assignments), f"total (of {book.out_of:g})"]
     rows = []
     for student in book.students:
-        row = [_printable(student)]
+        row = [printable(student)]
         for assignment in book.assignments:
             if (student, assignment) not in book.scores:
                 row.append("-")
@@ -68,15 +69,15 @@ def grade_table(course) -> str:
     lines.insert(1, "  ".join("-" * w for w in widths))
     lines.append("(- not submitted; * graded with problems or not graded, why:)")
     lines += [
-        f"  * {_printable(student)} / {assignment}: {_printable(problems(run))}"
+        f"  * {printable(student)} / {printable(assignment)}: {printable(problems(run))}"
         for (student, assignment), run in sorted(book.runs.items())
         if problems(run) and (student, assignment) in book.scores
     ]
     for assignment in book.assignments:
         missing = book.missing(assignment)
         if missing:
-            names = ", ".join(_printable(s) for s in missing)
-            lines.append(f"missing {assignment} ({len(missing)}): {names}")
+            names = ", ".join(printable(s) for s in missing)
+            lines.append(f"missing {printable(assignment)} ({len(missing)}): {names}")
     return "\n".join(lines)
 
 
@@ -92,8 +93,8 @@ def grade_summary(results: list[dict]) -> str:
         f"{len(results) - len(troubled)} cleanly, {len(troubled)} with problems"
     ]
     lines += [
-        f"  * {_printable(r['student'])} / {r['assignment']}: {r['status']}: "
-        + _printable(" | ".join(r.get("notes", [])))
+        f"  * {printable(r['student'])} / {printable(r['assignment'])}: {r['status']}: "
+        + printable(" | ".join(r.get("notes", [])))
         for r in sorted(troubled, key=lambda r: (r["student"], r["assignment"]))
     ]
     if len(students) == 1:
@@ -101,11 +102,7 @@ def grade_summary(results: list[dict]) -> str:
         for r in results:
             score = sum(c["score"] for c in r["cells"])
             possible = sum(c["max_score"] for c in r["cells"])
-            lines.append(f"  {_printable(student)} / {r['assignment']}: {score:g}/{possible:g}")
+            shown = printable(f"{student} / {r['assignment']}")
+            lines.append(f"  {shown}: {score:g}/{possible:g}")
     lines.append("the class's grades: minigrad-course table; the CSV: minigrad-course export")
     return "\n".join(lines)
-
-
-def _printable(text: str) -> str:
-    """Text from a submission (file names in the reasons) without terminal control codes."""
-    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
