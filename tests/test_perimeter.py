@@ -32,6 +32,10 @@ def roster(tmp_path, text: str, encoding="utf-8"):
         ("a\\b,Ada,Lovelace,ada@x.org", "could name another folder"),
         ("ada\x1b[2J,Ada,Lovelace,ada@x.org", "holds control characters"),
         ("ada,Ada,Lovelace,ada@x.org,surplus", "more fields than the header names"),
+        ("<img src=x onerror=alert(1)>,Ada,Lovelace,ada@x.org", "holds one of"),
+        ("ada,<script>x</script>,Lovelace,ada@x.org", "the first_name"),
+        ("ada',Ada,Lovelace,ada@x.org", "holds one of"),
+        ("ada,Ada,O'Brien<b>,ada@x.org", "the last_name"),
     ],
 )
 def test_a_roster_with_an_unusable_row_is_refused_with_its_line(tmp_path, row, why):
@@ -48,8 +52,9 @@ def test_a_roster_that_is_not_utf8_says_so(tmp_path):
 
 
 def test_plain_ids_pass_including_regex_characters_and_other_scripts(tmp_path):
-    path = roster(tmp_path, "a+b,Ada,Lovelace,a@x.org\nмария,Мария,Иванова,m@x.org\n")
-    assert [row["id"] for row in read_roster(path)] == ["a+b", "мария"]
+    path = roster(tmp_path, "a+b,Ada,Lovelace,a@x.org\nмария,Мария,Иванова,m@x.org\n"
+                            "sean,Seán,O'Brien,s@x.org\n")  # fmt: skip
+    assert [row["id"] for row in read_roster(path)] == ["a+b", "мария", "sean"]
 
 
 def test_grades_csv_cells_never_start_a_formula(tmp_path, monkeypatch):

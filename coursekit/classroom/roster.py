@@ -14,6 +14,10 @@ import unicodedata
 from pathlib import Path
 
 FIELDS = ("id", "first_name", "last_name", "email")
+# What nbgrader's pages would read as markup: in an id (also put in a JavaScript string and
+# attributes) any quote too; in a name (printed as text) a tag or an entity. O'Brien is fine.
+ID_MARKUP = set("<>\"'`&")
+NAME_MARKUP = set("<>&")
 
 
 class RosterError(SystemExit):
@@ -36,6 +40,7 @@ def read_roster(path: Path) -> list[dict]:
                 rows.append(clean)
                 if "id" in clean:
                     _check_id(path, line, clean["id"])
+                _check_names(path, line, clean)
     except UnicodeDecodeError as exc:
         raise RosterError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); save "
                           "the roster as CSV UTF-8") from None  # fmt: skip
@@ -57,8 +62,21 @@ def _check_id(path: Path, line: int, student_id: str) -> None:
         why = f"the id {student_id!r} could name another folder"
     elif any(unicodedata.category(ch).startswith("C") for ch in student_id):
         why = f"the id {student_id!r} holds control characters"
+    elif set(student_id) & ID_MARKUP:
+        why = f"the id {student_id!r} holds one of {''.join(sorted(ID_MARKUP))}"
     if why:
         raise RosterError(f"{path}, line {line}: {why}; ids are folder names in the course")
+
+
+def _check_names(path: Path, line: int, row: dict) -> None:
+    """nbgrader's Formgrader prints names and ids into its pages unescaped (its templates'
+    submission header, a JavaScript string): refuse what would be markup there."""
+    for field in ("first_name", "last_name", "email", "lms_name"):
+        if set(row.get(field, "")) & NAME_MARKUP:
+            raise RosterError(
+                f"{path}, line {line}: the {field} {row[field]!r} holds one of "
+                f"{''.join(sorted(NAME_MARKUP))}, which nbgrader's pages would read as markup"
+            )
 
 
 def import_roster(gb, rows: list[dict]) -> None:
