@@ -143,9 +143,11 @@ def run(names: list[str]) -> dict:
 def _loses_points(assignment: str, source: str, original: str, ids, references) -> bool:
     from autograder import compare, observe
     from coursekit.exercises.planted import answered_engine
+    from coursekit.planted import Bug
 
+    mutant = Bug(None, f"seams/{assignment}.py", original, source, "a mutant of the answer")
     try:
-        with warnings.catch_warnings(), answered_engine(assignment, (original, source)) as engine:
+        with warnings.catch_warnings(), answered_engine(assignment, mutant) as engine:
             warnings.simplefilter("ignore")
             for seed, reference in references.items():
                 if any(compare(reference, observe(engine, ids, seed=seed)).values()):

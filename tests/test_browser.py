@@ -40,7 +40,8 @@ from autograder.rules import statement
 from coursekit.classroom.demo import CLASS as DEMO_CLASS
 from coursekit.classroom.demo import ROSTER as DEMO_ROSTER
 from coursekit.exercises.assignments import ASSIGNMENTS, BY_NAME
-from coursekit.exercises.planted import BUGS, planted_in, solution_sources
+from coursekit.exercises.planted import BUGS, solution_sources
+from coursekit.planted import planted_in
 
 pytestmark = pytest.mark.xdist_group("browser")
 expect.set_options(timeout=60_000)  # JupyterLab on a busy 2-core machine takes its time
@@ -188,8 +189,9 @@ def test_student_fetches_an_exercise_answers_it_and_validates(page, student_lab,
     wait_for_notebook(page, notebook_path)
 
     answers = solution_sources(EXERCISE)  # grade id -> the reference answer
-    rule, right_text, bug_text = next(bug for bug in BUGS[EXERCISE] if bug[0] == "L8")
-    wrong = [planted_in(a, (right_text, bug_text)) or a for a in answers.values()]
+    bug = next(bug for bug in BUGS[EXERCISE] if bug.rule == "L8")
+    rule = bug.rule
+    wrong = [planted_in(a, bug) or a for a in answers.values()]
     assert wrong != list(answers.values()), "the planted bug is not in the reference answer"
     _type_answers(page, wrong)
     run_all_cells(page)

@@ -49,8 +49,8 @@ class Graded:
             "reference": answered(self.released, name),
             "stub": self.released.read_text(),
         }
-        for rule, old, new in BUGS[name]:
-            submissions[f"bug_{rule}"] = answered(self.released, name, (old, new))
+        for bug in BUGS[name]:
+            submissions[f"bug_{bug.rule}"] = answered(self.released, name, bug)
         if name == "leaf_nodes":
             submissions["warnings"] = answered(self.released, name, preamble=WARNING_PREAMBLE)
         for student, text in submissions.items():
@@ -199,7 +199,7 @@ def test_released_stub_scores_zero(graded, name):
 def test_each_planted_bug_loses_exactly_its_rule(graded, name):
     g = graded(name)
     reference = g.scores["reference"]
-    for rule, _, _ in BUGS[name]:
+    for rule, *_ in BUGS[name]:
         scores = g.scores[f"bug_{rule}"]
         lost = {k: reference[k][0] - scores[k][0] for k in reference if scores[k] != reference[k]}
         assert lost == {f"test_{rule}": cpu_points(BY_NAME[name], rule)}, (rule, lost)
@@ -264,7 +264,8 @@ def test_self_check_prints_the_graders_feedback(tmp_path):
     from coursekit.exercises.selfcheck import run
 
     name = "devices"
-    rule, *bug = BUGS[name][0]
+    bug = BUGS[name][0]
+    rule = bug.rule
     answered_path = tmp_path / name / f"{name}.ipynb"
     answered_path.parent.mkdir()
     answered_path.write_text(answered(EXERCISES / name / f"{name}.ipynb", name, bug))
@@ -323,10 +324,11 @@ def test_a_failing_visible_check_names_the_rule_the_section_and_the_first_differ
     from coursekit.exercises.grading import check_rule
     from coursekit.exercises.planted import answer_functions
 
-    rule, right, wrong = next(bug for bug in BUGS["leaf_nodes"] if bug[0] == "L8")
+    bug = next(bug for bug in BUGS["leaf_nodes"] if bug.rule == "L8")
+    rule = bug.rule
     check_rule(answer_functions("leaf_nodes"), "leaf_nodes", [rule])  # the right answer: silent
     with pytest.raises(AssertionError) as failed:
-        check_rule(answer_functions("leaf_nodes", (right, wrong)), "leaf_nodes", [rule])
+        check_rule(answer_functions("leaf_nodes", bug), "leaf_nodes", [rule])
     text = str(failed.value)
     assert text.startswith(f"NOT PASSED: rule {rule}\n{rule}: {statement(rule)}")
     assert 'Reread lecture 02_leaf_nodes, section "' in text

@@ -1,5 +1,7 @@
 """The catalogue catches typical mistakes: each planted bug fails a scenario whose feedback names
-the rule it breaks, and every scenario fails for at least one planted bug (none is dead weight).
+the rule it breaks, and every scenario fails for at least one of the engine's planted bugs (none
+is dead weight). The exercises' typical wrong answers are planted into the engine's seams the
+same way (coursekit.planted) and must be caught alike.
 
 A scenario the real minigrad already fails (a parity failure, reported by test_parity) cannot
 tell a planted bug apart, so it is left out of both checks here.
@@ -7,17 +9,20 @@ tell a planted bug apart, so it is left out of both checks here.
 
 import pytest
 import torch
-from planted_bugs import BUGS, planted_engine
+from planted_bugs import BUGS
 
 import minigrad
 from autograder import compare, observe
 from autograder.report import ScenarioResult
 from autograder.scenarios import REGISTRY, select
+from coursekit.exercises.planted import BUGS as ANSWER_BUGS
+from coursekit.planted import Bug, planted_engine
 
 pytestmark = pytest.mark.xdist_group("planted_bugs")
 
 SEED = 31
 IDS = [sc.id for sc in select(device="cpu")]
+PLANTED = {**BUGS, **{f"{a}.{bug.rule}": bug for a, bugs in ANSWER_BUGS.items() for bug in bugs}}
 
 
 @pytest.fixture(scope="module")
@@ -35,9 +40,9 @@ def minigrad_failures(reference):
 def failures_by_bug(reference, minigrad_failures):
     """bug -> {scenario id: differences} for the scenarios it fails (and minigrad passes)."""
     out = {}
-    for bug in BUGS:
-        differences = compare(reference, observe(planted_engine(bug), IDS, seed=SEED))
-        out[bug] = {
+    for name, bug in PLANTED.items():
+        differences = compare(reference, observe(planted_engine(bug, name), IDS, seed=SEED))
+        out[name] = {
             sid: diffs
             for sid, diffs in differences.items()
             if diffs and sid not in minigrad_failures
@@ -49,9 +54,9 @@ def test_there_are_at_least_fifteen_planted_bugs():
     assert len(BUGS) >= 15
 
 
-@pytest.mark.parametrize("bug", list(BUGS))
+@pytest.mark.parametrize("bug", list(PLANTED))
 def test_planted_bug_is_caught_by_a_scenario_naming_its_rule(bug, failures_by_bug):
-    rule = BUGS[bug][0]
+    rule = PLANTED[bug].rule
     caught = [sid for sid in failures_by_bug[bug] if rule in REGISTRY[sid].rules]
     assert caught, f"{bug} ({rule}) fails only {sorted(failures_by_bug[bug])}"
     sc = REGISTRY[caught[0]]
@@ -63,15 +68,21 @@ def test_planted_bug_is_caught_by_a_scenario_naming_its_rule(bug, failures_by_bu
 
 
 def test_every_scenario_fails_for_some_planted_bug(failures_by_bug, minigrad_failures):
-    failed = {sid for fails in failures_by_bug.values() for sid in fails}
+    failed = {sid for bug in BUGS for sid in failures_by_bug[bug]}
     no_bug_fails = [sid for sid in IDS if sid not in failed and sid not in minigrad_failures]
     assert no_bug_fails == [], f"scenarios no planted bug fails: {no_bug_fails}"
 
 
 def test_planted_bugs_stay_in_their_copy():
-    engine = planted_engine("detach_copies")
+    engine = planted_engine(BUGS["detach_copies"])
     assert engine.Tensor is not minigrad.Tensor
     a = minigrad.tensor([1.0, 2.0])
     assert a.detach()._data is a._data  # the real minigrad still aliases
     b = engine.tensor([1.0, 2.0])
     assert b.detach()._data is not b._data
+
+
+def test_a_bug_whose_text_is_not_in_its_file_is_refused():
+    missing = Bug("D2", "seams/detach_numpy.py", "no such line\n", "", "planted nowhere")
+    with pytest.raises(AssertionError, match="not in minigrad/seams/detach_numpy.py"):
+        planted_engine(missing)

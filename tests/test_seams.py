@@ -313,8 +313,8 @@ for assignment in seams.ASSIGNMENTS:  # each finished in turn, later ones still 
             "statuses": sorted({r.status for r in report.results}),
             "waiting_for": sorted({r.waiting_for for r in report.waiting}),
         }
-rule, text, instead = BUGS["leaf_nodes"][0]
-wrong = answer_functions("leaf_nodes", (text, instead))
+rule = BUGS["leaf_nodes"][0].rule
+wrong = answer_functions("leaf_nodes", BUGS["leaf_nodes"][0])
 try:
     check_rule(wrong, "leaf_nodes", [rule])
     verdicts["planted"] = True

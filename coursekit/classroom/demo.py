@@ -21,7 +21,8 @@ from pathlib import Path
 import nbformat
 
 from coursekit.classroom.course import CONFIG_FILE, Course
-from coursekit.exercises.planted import BUGS, planted_in, solution_sources
+from coursekit.exercises.planted import BUGS, solution_sources
+from coursekit.planted import planted_in
 
 ROSTER = [  # id, first name, last name
     ("ada", "Ada", "Lovelace"),
@@ -169,7 +170,7 @@ def submission(released: Path, kind: str) -> tuple[str, bytes]:
         for cell in solution_cells:
             cell.source = answers[_nbgrader(cell)["grade_id"]]
     if kind == "bug":
-        _rule, *bug = BUGS[name][0]  # the first typical bug of the assignment
+        bug = BUGS[name][0]  # the first typical bug of the assignment
         planted = [(c, planted_in(c.source, bug)) for c in solution_cells]
         ((cell, buggy),) = [(c, text) for c, text in planted if text is not None]
         cell.source = buggy

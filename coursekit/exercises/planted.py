@@ -1,9 +1,10 @@
 """Typical student answers, as data: the reference answer, planted bugs and a noisy answer.
 
-Each planted bug is an edit of the reference answer (the text it has, what the buggy answer
-has instead) that breaks one rule; tests/test_exercises.py checks through nbgrader that each
-costs exactly the points of that rule's test cell, and the grading pipeline's demo builds its
-class of students from them.
+Each planted bug is a `Bug` (coursekit/planted.py) whose text lies inside the reference answer
+of its assignment's seam module, so that it plants into an answer cell as into minigrad's
+source; it breaks one rule. tests/test_exercises.py checks through nbgrader that each costs
+exactly the points of that rule's test cell, and the grading pipeline's demo builds its class
+of students from them.
 """
 
 from __future__ import annotations
@@ -15,96 +16,127 @@ import nbformat
 
 from coursekit.exercises.cells import without_markers
 from coursekit.exercises.release import SOLUTIONS
+from coursekit.planted import Bug, planted_in
 
-# (rule, text of the reference answer, what the buggy answer has instead)
+# assignment -> its typical wrong answers (text and replacement inside the reference answer)
 BUGS = {
     "leaf_nodes": [
-        (  # later gradients are added in, but .grad's version does not count the change
+        Bug(
             "L8",
+            "seams/leaf_nodes.py",
             "        tensor._grad._version_counter.value += 1\n",
             "",
+            "later gradients are added in, but .grad's version does not count the change.",
         ),
-        (  # retain_grad() marks the tensor but never registers it with its node
+        Bug(
             "L4",
+            "seams/leaf_nodes.py",
             "    fn._retained = (fn._retained or []) + [(tensor._output_nr, tensor)]\n",
             "",
+            "retain_grad() marks the tensor but never registers it with its node.",
         ),
-        (  # a retained non-leaf's .grad is added into in place (a leaf's way), not replaced
+        Bug(
             "L11",
+            "seams/leaf_nodes.py",
             "            grad, version = tensor._grad._data + grad, 0\n",
             "            tensor._grad._data += grad\n"
             "            grad, version = tensor._grad._data, 0\n",
+            "a retained non-leaf's .grad is added into in place (a leaf's way), not replaced.",
         ),
-        (  # a leaf turned off before backward() still gets its gradient
+        Bug(
             "L12",
+            "seams/leaf_nodes.py",
             "    if not retained and not tensor._requires_grad:\n        return\n",
             "",
+            "a leaf turned off before backward() still gets its gradient.",
         ),
-        (  # the .grad setter takes a gradient of another shape
+        Bug(
             "L13",
+            "seams/leaf_nodes.py",
             "        if value.shape != tensor.shape:\n",
             "        if False:\n",
+            "the .grad setter takes a gradient of another shape.",
         ),
     ],
     "detach_numpy": [
-        (  # detach() shares the memory but not the version counter
+        Bug(
             "D2",
+            "seams/detach_numpy.py",
             "    out._version_counter = tensor._version_counter\n",
             "",
+            "detach() shares the memory but not the version counter.",
         ),
-        (  # numpy() does not refuse a tensor that requires grad
+        Bug(
             "D1",
+            "seams/detach_numpy.py",
             "        raise RuntimeError(msg.NUMPY_REQUIRES_GRAD)\n",
             "        pass\n",
+            "numpy() does not refuse a tensor that requires grad.",
         ),
-        (  # from_numpy() copies the array: writes no longer reach the tensor
+        Bug(
             "D3",
+            "seams/detach_numpy.py",
             "    return Tensor._make(array, CPU, dtype_from_numpy(array.dtype))\n",
             "    return Tensor._make(array.copy(), CPU, dtype_from_numpy(array.dtype))\n",
+            "from_numpy() copies the array: writes no longer reach the tensor.",
         ),
     ],
     "inplace_versions": [
-        (  # in-place on a leaf that requires grad allowed
+        Bug(
             "I3",
+            "seams/inplace_versions.py",
             "        raise RuntimeError(msg.LEAF_INPLACE)\n",
             "        pass\n",
+            "in-place on a leaf that requires grad allowed.",
         ),
-        (  # the version error names the tensor's grad_fn even for a saved output
+        Bug(
             "I2",
+            "seams/inplace_versions.py",
             "    node = node if saved.is_output else saved.tensor.grad_fn\n",
             "    node = saved.tensor.grad_fn if saved.tensor is not None else node\n",
+            "the version error names the tensor's grad_fn even for a saved output.",
         ),
-        (  # an in-place write leaves the version as it was
+        Bug(
             "I1",
+            "seams/inplace_versions.py",
             "    tensor._version_counter.value += 1\n",
             "    pass\n",
+            "an in-place write leaves the version as it was.",
         ),
     ],
     "rebuilding_tensors": [
-        (  # tensor() of parts keeps the graph (it stacks them)
+        Bug(
             "R1",
+            "seams/rebuilding_tensors.py",
             "    target = dtype or infer_dtype(data)\n",
             "    if isinstance(data, list) and data and all(isinstance(x, Tensor) for x in data):\n"
             "        return stack(data, 0)\n"
             "    target = dtype or infer_dtype(data)\n",
+            "tensor() of parts keeps the graph (it stacks them).",
         ),
-        (  # stack() counts a negative dim over the inputs' dimensions, not the result's
+        Bug(
             "R2",
+            "seams/rebuilding_tensors.py",
             "    d = wrap_dim(dim, len(shape) + 1)\n",
             "    d = wrap_dim(dim, len(shape) + (dim < 0)) - (dim < 0)\n",
+            "stack() counts a negative dim over the inputs' dimensions, not the result's.",
         ),
-        (  # x[i] = v written into the whole tensor: IndexPutBackward0, never CopySlices
+        Bug(
             "R3",
+            "seams/rebuilding_tensors.py",
             "    if is_basic(index):\n",
             "    if False:\n",
+            "x[i] = v written into the whole tensor: IndexPutBackward0, never CopySlices.",
         ),
     ],
     "devices": [
-        (  # .to() copies even when nothing changes
+        Bug(
             "V1",
+            "seams/devices.py",
             "    if device == tensor._device and dtype is tensor._dtype and not copy:\n"
             "        return tensor\n",
             "",
+            ".to() copies even when nothing changes.",
         ),
     ],
 }
@@ -129,20 +161,9 @@ def solution_sources(name: str) -> dict[str, str]:
     }
 
 
-def planted_in(source: str, edit) -> str | None:
-    """`source` with the bug `edit` (its text, what replaces it) planted, or None when the
-    text is not in it; the text may end the source (an answer's last line with its newline).
-    Its text must occur once, so that a bug is planted where it was meant to be."""
-    old, new = edit
-    text = source + "\n"
-    if old not in text:
-        return None
-    assert text.count(old) == 1, f"the bug's text occurs more than once: {old!r}"
-    return text.replace(old, new).rstrip("\n")
-
-
-def answered(released: Path, name: str, edit=None, preamble: str = "") -> str:
-    """The released notebook with its solution cells answered (as a student would)."""
+def answered(released: Path, name: str, bug: Bug | None = None, preamble: str = "") -> str:
+    """The released notebook with its solution cells answered (as a student would), `bug`
+    planted in the one answer that holds its text."""
     nb = nbformat.read(released, as_version=4)
     answers = solution_sources(name)
     edited = 0
@@ -151,17 +172,17 @@ def answered(released: Path, name: str, edit=None, preamble: str = "") -> str:
         if not meta.get("solution"):
             continue
         cell.source = answers[meta["grade_id"]]
-        buggy = planted_in(cell.source, edit) if edit is not None else None
+        buggy = planted_in(cell.source, bug) if bug is not None else None
         if buggy is not None:
             cell.source, edited = buggy, edited + 1
     if preamble:
         first = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution"))
         first.source = preamble + first.source
-    assert edit is None or edited == 1, f"the bug's text is not in exactly one answer: {edit[0]!r}"
+    assert bug is None or edited == 1, f"the bug's text is not in exactly one answer: {bug.text!r}"
     return nbformat.writes(nb)
 
 
-def answer_functions(assignment: str, edit=None) -> dict:
+def answer_functions(assignment: str, bug: Bug | None = None) -> dict:
     """The assignment's graded functions as a student's notebook defines them from the
     reference answers (markers removed), optionally with one planted bug: the seam module's
     helpers, then the answers, executed in one namespace."""
@@ -170,9 +191,9 @@ def answer_functions(assignment: str, edit=None) -> dict:
 
     functions = graded_functions(seam_source(assignment)).values()
     source = "\n\n".join(without_markers(f) for f in functions)
-    if edit is not None:
-        source = planted_in(source, edit)
-        assert source is not None, f"the bug's text is in no answer: {edit[0]!r}"
+    if bug is not None:
+        source = planted_in(source, bug)
+        assert source is not None, f"the bug's text is in no answer: {bug.text!r}"
     helpers = seams.module(assignment)
     namespace = {"__name__": "answers", **{n: getattr(helpers, n) for n in helpers.__all__}}
     exec(compile(source, f"<{assignment} answers>", "exec"), namespace)
@@ -180,12 +201,12 @@ def answer_functions(assignment: str, edit=None) -> dict:
 
 
 @contextlib.contextmanager
-def answered_engine(assignment: str, edit=None):
-    """minigrad with the assignment's reference answers (one bug planted by `edit`) bound in,
+def answered_engine(assignment: str, bug: Bug | None = None):
+    """minigrad with the assignment's reference answers (`bug` planted in them) bound in,
     as the hidden tests bind a student's (coursekit.exercises.grading.bound)."""
     from coursekit.exercises.grading import bound
     from minigrad import seams
 
     rules = {rule for decided in seams.graded(assignment).values() for rule in decided}
-    with bound(answer_functions(assignment, edit), assignment, rules) as engine:
+    with bound(answer_functions(assignment, bug), assignment, rules) as engine:
         yield engine
