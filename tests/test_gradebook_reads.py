@@ -13,7 +13,7 @@ from sqlalchemy import event
 from bench.gradebook import build_gradebook
 from coursekit.classroom import scores as read
 from coursekit.classroom.export import export_csv
-from coursekit.classroom.report import summarise
+from coursekit.classroom.report import summarise, write_report
 from coursekit.classroom.table import grade_summary, grade_table
 
 
@@ -122,7 +122,10 @@ def test_totals_count_every_assignment_and_the_missing_are_listed(tmp_path):
         total = sum(score for (s, _), score in handed.items() if s == student)
         assert row.split()[-1] == f"{total:g}/{out_of:g}"
     data = summarise(course)
+    page = write_report(course, tmp_path / "report").read_text()
+    section = page.split("<h2>Missing submissions</h2>")[1].split("<h2>")[0]
     for student, assignment in missing:
+        assert student in section
         assert student in data["missing"][assignment]
         (line,) = [line for line in table if line.startswith(f"missing {assignment} (")]
         assert student in line

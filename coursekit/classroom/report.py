@@ -158,6 +158,10 @@ img{max-width:100%;height:auto}</style></head><body>
 {% if data.messages %}<h2>Failure messages</h2><table><tr><th>cells</th><th>message</th></tr>
 {% for message, n in data.messages %}<tr><td>{{ n }}</td><td>{{ message }}</td></tr>
 {% endfor %}</table>{% endif %}
+<h2>Missing submissions</h2>
+{% for assignment, students in data.missing.items() if students %}<p>{{ assignment }}
+({{ students | length }}): {{ students | join(", ") }}</p>
+{% else %}<p>None: everyone handed in every assignment.</p>{% endfor %}
 <h2>Submissions with problems</h2>
 {% if data.problems %}<table><tr><th>student</th><th>assignment</th><th>status</th><th>why</th></tr>
 {% for p in data.problems %}<tr><td>{{ p.student }}</td><td>{{ p.assignment }}</td>
