@@ -34,6 +34,7 @@ def _parser() -> argparse.ArgumentParser:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--debug", action="store_true", help="show the traceback of a failure")
     commands = parser.add_subparsers(dest="command", required=True)
 
     init = commands.add_parser("init", help="create a course directory")
@@ -106,6 +107,38 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
+    try:
+        return _run(args)
+    except KeyboardInterrupt:
+        print("\ninterrupted: what was finished is kept; run the same command again to go on",
+              file=sys.stderr)  # fmt: skip
+        return 130
+    except Exception as exc:  # noqa: BLE001  (an instructor reads a message, not a traceback)
+        if args.debug:
+            raise
+        print(f"minigrad-course {args.command}: {_explain(exc)}", file=sys.stderr)
+        print("(run again with --debug for the details)", file=sys.stderr)
+        return 1
+
+
+def _explain(exc: Exception) -> str:
+    """One or two lines: what happened and what to do."""
+    from coursekit.classroom.printable import printable
+
+    text = printable(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
+    lowered = str(exc).lower()
+    if "disk is full" in lowered or getattr(exc, "errno", None) == 28:
+        return ("the disk is full. Nothing graded so far is lost: free some space and run the "
+                "same command again, it goes on where it stopped.")  # fmt: skip
+    if type(exc).__name__ == "OperationalError":  # SQLAlchemy: the gradebook's database
+        return (f"the gradebook's database cannot be used ({text}). Check --db or the "
+                "course's db_url, and that the database server is running.")  # fmt: skip
+    if isinstance(exc, FileNotFoundError):
+        return f"{text}. Check the path."
+    return text
+
+
+def _run(args) -> int:
     from coursekit.classroom.course import Course, use_venv_tools
 
     use_venv_tools()
@@ -141,6 +174,12 @@ def main(argv=None) -> int:
     course = Course.at(args.course, args.db)
     if not course.path("nbgrader_config.py").is_file():
         raise SystemExit(f"{course.root} is not a course (run `minigrad-course init` first)")
+    unknown = [a for a in getattr(args, "assignments", []) if a not in course.assignments()]
+    if unknown:
+        raise SystemExit(
+            f"no assignment named {', '.join(map(repr, unknown))} in {course.root}: its "
+            f"assignments are {', '.join(course.assignments())}"
+        )
     return COMMANDS[args.command](course, args)
 
 
@@ -165,7 +204,11 @@ def _release(course, args) -> int:
 
     api = course.api()
     for assignment in args.assignments or course.assignments():
-        check_result(api.release_assignment(assignment), f"release_assignment {assignment}")
+        result = api.release_assignment(assignment)
+        if not result.get("success") and "already exists" in str(result.get("log", "")):
+            print(f"{assignment} is already released: students can fetch it; nothing to do")
+            continue
+        check_result(result, f"release_assignment {assignment}")
         print(f"released {assignment}")
     protect_inbound(course)
     return 0

@@ -663,7 +663,7 @@ def postgres_url():
             check=True,
             capture_output=True,
         )
-        yield f"postgresql+psycopg2://postgres@127.0.0.1:{port}/gradebook"
+        yield f"postgresql://postgres@127.0.0.1:{port}/gradebook"  # the README's form
     finally:
         subprocess.run(
             [*as_postgres, f"{bin_dir}/pg_ctl", "-D", f"{data}/db", "-m", "fast", "stop"],

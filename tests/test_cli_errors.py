@@ -1,0 +1,81 @@
+"""An instructor's mistakes get one or two lines saying what to do, a non-zero exit and no
+traceback (issue 17); --debug shows the traceback."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from coursekit import cli
+
+
+def course_cli(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "coursekit.cli", *map(str, args)],
+                          capture_output=True, text=True, cwd=cwd, timeout=600)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("cli") / "course"
+    out = course_cli("init", root, "--cpu-only")
+    assert out.returncode == 0, out.stderr[-2000:]
+    return root
+
+
+def _no_traceback(out):
+    assert "Traceback" not in out.stdout + out.stderr
+
+
+def test_an_unknown_assignment_is_refused_and_creates_nothing(course):
+    out = course_cli("collect", "-C", course, "nosuch")
+    assert out.returncode != 0 and "no assignment named 'nosuch'" in out.stderr
+    assert "leaf_nodes" in out.stderr
+    assert not (course / "submitted" / "nosuch").exists()
+    _no_traceback(out)
+
+
+def test_releasing_twice_says_it_is_released(course):
+    assert course_cli("release", "-C", course, "leaf_nodes").returncode == 0
+    out = course_cli("release", "-C", course, "leaf_nodes")
+    assert out.returncode == 0 and "already released" in out.stdout
+    assert "--force" not in out.stdout + out.stderr
+    _no_traceback(out)
+
+
+def test_a_missing_roster_or_an_unreachable_database_is_one_message(course, tmp_path):
+    out = course_cli("collect", "-C", course, "leaf_nodes", "--from", tmp_path / "x.zip",
+                     "--roster", tmp_path / "none.csv")  # fmt: skip
+    assert out.returncode == 1 and "No such file or directory" in out.stderr
+    assert "--debug" in out.stderr
+    _no_traceback(out)
+    out = course_cli("table", "-C", course, "--db", "postgresql://nobody@127.0.0.1:1/none")
+    assert out.returncode == 1 and "database cannot be used" in out.stderr, out.stderr
+    _no_traceback(out)
+    out = course_cli("--debug", "table", "-C", course, "--db", "postgresql://x@127.0.0.1:1/n")
+    assert "Traceback" in out.stderr
+
+
+def test_a_full_disk_says_nothing_is_lost(monkeypatch, course, capsys):
+    def full(course, args):
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setitem(cli.COMMANDS, "table", full)
+    assert cli.main(["table", "-C", str(course)]) == 1
+    err = capsys.readouterr().err
+    assert "the disk is full. Nothing graded so far is lost" in err
+    assert len(err.strip().splitlines()) == 2
+
+
+def test_ctrl_c_is_one_line(monkeypatch, course, capsys):
+    def interrupted(course, args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setitem(cli.COMMANDS, "grade", interrupted)
+    assert cli.main(["grade", "-C", str(course)]) == 130
+    assert capsys.readouterr().err.strip() == (
+        "interrupted: what was finished is kept; run the same command again to go on"
+    )
