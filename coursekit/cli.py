@@ -46,6 +46,7 @@ def _parser() -> argparse.ArgumentParser:
     init.add_argument(
         "--exchange", type=Path, help="nbgrader exchange, outside DIR (default: DIR-exchange)"
     )
+    init.add_argument("--course-id", help="nbgrader's course id (default: DIR's name)")
 
     release = commands.add_parser("release", parents=[common], help="release to the exchange")
     release.add_argument("assignments", nargs="*")
@@ -152,6 +153,7 @@ def _run(args) -> int:
             args.db,
             args.roster,
             args.exchange,
+            args.course_id,
         )
         print(f"course ready in {course.root}: {', '.join(course.assignments())}")
         return 0

@@ -79,3 +79,33 @@ def test_ctrl_c_is_one_line(monkeypatch, course, capsys):
     assert capsys.readouterr().err.strip() == (
         "interrupted: what was finished is kept; run the same command again to go on"
     )
+
+
+def test_a_second_course_on_the_same_database_is_refused(tmp_path):
+    """nbgrader keeps one course per database: a second course there would share its grades
+    silently. The course id comes from the course's folder (or --course-id)."""
+    url = f"sqlite:///{tmp_path / 'shared.db'}"
+    first = course_cli("init", tmp_path / "physics", "--cpu-only", "--db", url)
+    assert first.returncode == 0, first.stderr[-2000:]
+    assert "course_id = 'physics'" in (tmp_path / "physics" / "nbgrader_config.py").read_text()
+    second = course_cli("init", tmp_path / "chemistry", "--cpu-only", "--db", url)
+    assert second.returncode != 0
+    assert "already holds the course physics" in second.stderr
+    assert not (tmp_path / "chemistry").exists()  # nothing left half made
+    _no_traceback(second)
+
+
+def test_a_failed_init_leaves_nothing_behind(tmp_path):
+    """A roster refused, or a step that fails half way, leaves no half course to block the
+    retry."""
+    bad = tmp_path / "roster.csv"
+    bad.write_text("id,first_name\n../x,Ada\n")
+    out = course_cli("init", tmp_path / "c1", "--cpu-only", "--roster", bad)
+    assert out.returncode != 0 and "line 2" in out.stderr
+    assert not (tmp_path / "c1").exists()
+    empty = tmp_path / "solutions" / "broken"
+    empty.mkdir(parents=True)
+    (empty / "broken.ipynb").write_text("not a notebook")
+    out = course_cli("init", tmp_path / "c2", "--solutions", tmp_path / "solutions")
+    assert out.returncode != 0 and not (tmp_path / "c2").exists()
+    _no_traceback(out)

@@ -32,6 +32,7 @@ from test_pipeline import (
     toy_solutions,
 )
 
+from coursekit.classroom.course import Course
 from coursekit.classroom.download import unpack_download
 from coursekit.classroom.intake import DEFAULT_LIMITS, Limits
 
@@ -240,7 +241,7 @@ STAMP = "2026-11-25 10:00:00.000000 UTC"
 
 
 def inbound(course: Path) -> Path:
-    return course.parent / "course-exchange" / "minigrad-course" / "inbound"
+    return course.parent / "course-exchange" / Course.at(course).course_id / "inbound"
 
 
 def hand_in_to_exchange(course: Path, student: str, stamp=STAMP, content=None) -> Path:

@@ -29,7 +29,7 @@ import psutil
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from coursekit.classroom.course import use_venv_tools
+from coursekit.classroom.course import Course, use_venv_tools
 from coursekit.classroom.hidden import REMOVED
 from coursekit.cli import main as cli
 
@@ -427,7 +427,7 @@ def test_release_and_collect_through_the_exchange(tmp_path):
     home = tmp_path / "student"
     home.mkdir()
     config = Config()
-    config.CourseDirectory.course_id = "minigrad-course"
+    config.CourseDirectory.course_id = Course.at(course).course_id
     config.CourseDirectory.root = str(home)
     config.CourseDirectory.assignment_id = "toy"
     config.Exchange.root = str(tmp_path / "course-exchange")

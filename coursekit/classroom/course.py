@@ -14,7 +14,6 @@ from traitlets.config.loader import PyFileConfigLoader
 from coursekit.classroom.printable import printable
 
 CONFIG_FILE = "nbgrader_config.py"
-COURSE_ID = "minigrad-course"
 PIPELINE_DIR = ".pipeline"  # the pipeline's own working files, never a student's
 
 

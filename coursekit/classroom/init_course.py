@@ -11,6 +11,7 @@ and lets nbgrader's generate_assignment fill release/ and the gradebook.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import stat
 import sys
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import nbformat
 
-from coursekit.classroom.course import CONFIG_FILE, COURSE_ID, Course, check_result
+from coursekit.classroom.course import CONFIG_FILE, Course, check_result
 from coursekit.classroom.roster import import_roster, read_roster
 from coursekit.classroom.runs import ensure_table
 
@@ -84,8 +85,14 @@ def init_course(
     db_url: str | None = None,
     roster: Path | None = None,
     exchange: Path | None = None,
+    course_id: str | None = None,
 ) -> Course:
     dest = Path(dest).resolve()
+    course_id = course_id or _plain(dest.name)
+    if not course_id or _plain(course_id) != course_id:
+        raise SystemExit(f"the course id {course_id!r} must be letters, digits, - and _ only")
+    if db_url:  # before anything is made: a refused init leaves nothing behind
+        _refuse_a_shared_database(db_url, course_id)
     if (dest / CONFIG_FILE).exists():
         raise SystemExit(f"{dest} is already a course ({CONFIG_FILE} exists); nothing changed")
     assignments = sorted(p for p in Path(solutions).iterdir() if p.is_dir() and _notebooks(p))
@@ -97,6 +104,17 @@ def init_course(
             f"the exchange {exchange} is inside the course: every student could reach the "
             "course's files through it; give --exchange a folder outside it"
         )
+    rows = read_roster(Path(roster)) if roster else []  # a bad roster stops it here
+    created = not dest.exists()
+    try:
+        return _build(dest, assignments, cpu_only, db_url, rows, exchange, course_id)
+    except BaseException:
+        if created:  # all or nothing: a retry never meets half a course
+            shutil.rmtree(dest, ignore_errors=True)
+        raise
+
+
+def _build(dest, assignments, cpu_only, db_url, rows, exchange, course_id) -> Course:
     dest.mkdir(parents=True, exist_ok=True)
     dest.chmod(COURSE_MODE)
     if not exchange.exists():  # an existing one (shared by courses) is its admin's to set
@@ -105,7 +123,7 @@ def init_course(
     db_line = f"c.CourseDirectory.db_url = {db_url!r}" if db_url else ""
     (dest / CONFIG_FILE).write_text(
         CONFIG.format(
-            course_id=COURSE_ID,
+            course_id=course_id,
             exchange=str(exchange),
             db_line=db_line,
             sealed_lines=sealed_config(assignments),
@@ -123,9 +141,36 @@ def init_course(
         check_result(api.generate_assignment(folder.name), f"generate_assignment {folder.name}")
     with course.gradebook() as gb:
         ensure_table(gb.engine)
-        if roster:
-            import_roster(gb, read_roster(Path(roster)))
+        import_roster(gb, rows)
     return course
+
+
+def _plain(name: str) -> str:
+    """A course id from a folder name: nbgrader puts it in exchange paths and the gradebook."""
+    return re.sub(r"[^A-Za-z0-9_-]+", "-", name).strip("-")
+
+
+def _refuse_a_shared_database(db_url: str, course_id: str) -> None:
+    """nbgrader keeps one course per gradebook database (its students and assignment names
+    are not per course), so a second course there would silently share grades: refuse."""
+    from nbgrader.api import Course as CourseRow
+    from sqlalchemy import create_engine, inspect, select
+
+    engine = create_engine(db_url)
+    try:
+        if not inspect(engine).has_table("course"):
+            return
+        with engine.connect() as db:
+            found = set(db.execute(select(CourseRow.id)).scalars())
+    finally:
+        engine.dispose()
+    # nbgrader's own placeholder, made wherever a Gradebook is opened without a course id
+    others = sorted(found - {course_id, "default_course"})
+    if others:
+        raise SystemExit(
+            f"the gradebook database already holds the course {', '.join(others)}: nbgrader keeps "
+            "one course per database, so give this course its own (--db URL)"
+        )
 
 
 def protect_inbound(course: Course) -> None:
