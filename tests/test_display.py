@@ -253,8 +253,12 @@ def test_the_report_escapes_ids_and_notes():
         "problems": [{"student": HOSTILE_FILE, "assignment": "toy", "status": "not graded",
                       "notes": [f"<script>{MARK}()</script>"]}],
         "collect_problems": {"toy": [f"{HOSTILE_FILE}: no student on the roster"]},
+        "missing": {"toy": [HOSTILE_FILE]}, "failed_cells": [],
+        "attention": [{"student": HOSTILE_FILE, "assignment": "toy", "why": HOSTILE_FILE}],
+        "grades": [{"id": HOSTILE_FILE, "name": HOSTILE_FILE, "total": "0/3", "sort": 0,
+                    "cells": [{"text": "0/3", "sort": 0, "link": HOSTILE_FILE}]}],
     }  # fmt: skip
-    shown = ActiveContent(_page(data, f"{HOSTILE_FILE} 0/3", []))
+    shown = ActiveContent(_page(data, []))
     assert shown.found == [] and HOSTILE_FILE in " ".join(shown.text)
 
 

@@ -129,3 +129,28 @@ def test_totals_count_every_assignment_and_the_missing_are_listed(tmp_path):
         assert student in data["missing"][assignment]
         (line,) = [line for line in table if line.startswith(f"missing {assignment} (")]
         assert student in line
+
+
+def test_the_report_names_students_sorts_and_lists_what_needs_attention(tmp_path):
+    course = _class(tmp_path, 12)
+    folder = write_report(course, tmp_path / "report")
+    page = folder.read_text()
+    data = summarise(course)
+    troubled = {(r["student"], r["assignment"]) for r in data["problems"]}
+    attention = {(a["student"], a["assignment"]): a["why"] for a in data["attention"]}
+    assert troubled and troubled <= set(attention)
+    for assignment, students in data["missing"].items():
+        assert all(attention[(s, assignment)] == "not handed in" for s in students)
+    assert "<td>s00003</td><td>Firsts00003 Lasts00003</td>" in page
+    assert '<script src="sort.js"></script>' in page and (folder.parent / "sort.js").is_file()
+    assert "script-src 'self'" in page  # its own file only, never inline
+    failed = data["failed_cells"]
+    assert failed == sorted(failed, key=lambda f: (-f["submissions"], f["assignment"], f["cell"]))
+
+
+def test_a_course_test_cell_is_named_by_its_rule_in_words():
+    from autograder.rules import statement
+    from coursekit.classroom.report import _rule_in_words
+
+    assert _rule_in_words("test_L3") == f"L3: {statement('L3')}"
+    assert _rule_in_words("test_add") == ""

@@ -13,8 +13,9 @@ from pathlib import Path
 from jinja2 import Environment
 from markupsafe import Markup
 
+from coursekit.classroom.export import problems
 from coursekit.classroom.safe_html import policy_meta
-from coursekit.classroom.table import class_scores, grade_table
+from coursekit.classroom.table import class_scores
 
 TOP_MESSAGES = 12
 
@@ -44,11 +45,22 @@ def summarise(course) -> dict:
                     "notes": result["notes"],
                 }
             )
+    cells = Counter()  # (assignment, test cell) -> submissions that failed it
+    for (_, assignment), run in runs.items():
+        for cell in run.result["cells"]:
+            if cell["status"] != "passed":
+                cells[(assignment, cell["cell"])] += 1
     record = course.work / "collect-problems.json"
     collected = json.loads(record.read_text()) if record.is_file() else {}
     return {
         "students": students,
         "assignments": assignments,
+        "grades": _grade_rows(book, course),
+        "attention": _needs_attention(book),
+        "failed_cells": [
+            {"assignment": a, "cell": c, "submissions": n, "rule": _rule_in_words(c)}
+            for (a, c), n in sorted(cells.items(), key=lambda kv: (-kv[1], kv[0]))
+        ],
         "missing": {a: book.missing(a) for a in assignments},
         "percent": {a: percent.get(a, []) for a in assignments},
         "pass_rate": {s: passes[s] / attempts[s] for s in sorted(attempts)},
@@ -57,6 +69,50 @@ def summarise(course) -> dict:
         "problems": problems,
         "collect_problems": collected,
     }
+
+
+def _grade_rows(book, course) -> list[dict]:
+    """One row per student for the page: name, each assignment (score, flag, feedback page)
+    and the total out of every assignment."""
+    rows = []
+    for student in book.students:
+        cells = []
+        for assignment in book.assignments:
+            if (student, assignment) not in book.scores:
+                cells.append({"text": "-", "sort": -1, "link": ""})
+                continue
+            score, maximum = book.scores[(student, assignment)]
+            flag = " *" if problems(book.runs.get((student, assignment))) else ""
+            pages = sorted(course.path("feedback", student, assignment).glob("*.html"))
+            link = f"../feedback/{student}/{assignment}/{pages[0].name}" if pages else ""
+            cells.append({"text": f"{score:g}/{maximum:g}{flag}", "sort": score, "link": link})
+        total = book.total(student)
+        rows.append({"id": student, "name": book.names.get(student, ""), "cells": cells,
+                     "total": f"{total:g}/{book.out_of:g}", "sort": total})  # fmt: skip
+    return rows
+
+
+def _needs_attention(book) -> list[dict]:
+    """What an instructor should look at: not graded or graded with problems, then missing."""
+    found = [
+        {"student": s, "assignment": a, "why": problems(run)}
+        for (s, a), run in sorted(book.runs.items())
+        if problems(run)
+    ]
+    found += [
+        {"student": s, "assignment": a, "why": "not handed in"}
+        for a in book.assignments
+        for s in book.missing(a)
+    ]
+    return found
+
+
+def _rule_in_words(cell: str) -> str:
+    """'test_L3' -> 'L3: .grad of a non-leaf ...' (a course cell's rule), else ''."""
+    from autograder.rules import RULES, statement
+
+    rule = cell.removeprefix("test_")
+    return f"{rule}: {statement(rule)}" if rule in RULES else ""
 
 
 def write_report(course, out: Path) -> Path:
@@ -69,7 +125,8 @@ def write_report(course, out: Path) -> Path:
         _plot_messages(data, out / "failure_messages.png"),
     ]
     page = out / "index.html"
-    page.write_text(_page(data, grade_table(course), [f for f in figures if f]))
+    (out / SORT_SCRIPT).write_text(SORTING)
+    page.write_text(_page(data, [f for f in figures if f]))
     return page
 
 
@@ -144,15 +201,53 @@ def _short(text: str, n: int) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-# Autoescaped: ids, notes, messages and file names come from submissions.
+# Sorting the grade table by a column, from a file beside the page (the page's policy allows
+# script from its own folder only, never inline).
+SORT_SCRIPT = "sort.js"
+SORTING = """document.querySelectorAll("table.sortable th").forEach((th, col) => {
+  th.style.cursor = "pointer";
+  th.addEventListener("click", () => {
+    const body = th.closest("table").tBodies[0];
+    const up = th.dataset.up !== "1";
+    th.dataset.up = up ? "1" : "0";
+    const key = (row) => row.cells[col].dataset.sort ?? row.cells[col].textContent;
+    const rows = Array.from(body.rows).sort((a, b) => {
+      const x = key(a), y = key(b), nx = parseFloat(x), ny = parseFloat(y);
+      const order = isNaN(nx) || isNaN(ny) ? x.localeCompare(y) : nx - ny;
+      return up ? order : -order;
+    });
+    rows.forEach((row) => body.appendChild(row));
+  });
+});
+"""
+
+# Autoescaped: ids, names, notes, messages and file names come from submissions.
 PAGE = Environment(autoescape=True).from_string(
     """<!DOCTYPE html><html><head>{{ policy }}<meta charset='utf-8'><title>Class report</title>
-<style>body{font-family:sans-serif;max-width:1000px;margin:auto}
+<style>body{font-family:sans-serif;max-width:1100px;margin:auto}
 td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}
 img{max-width:100%;height:auto}</style></head><body>
 <h1>Class report</h1>
 <p>{{ data.students | length }} students, {{ data.assignments | length }} assignments.</p>
-<h2>Grades</h2><pre>{{ table }}</pre>
+<h2>Needs attention</h2>
+{% if data.attention %}<table><tr><th>student</th><th>assignment</th><th>why</th></tr>
+{% for a in data.attention %}<tr><td>{{ a.student }}</td><td>{{ a.assignment }}</td>
+<td>{{ a.why }}</td></tr>
+{% endfor %}</table>{% else %}<p>Nothing: every submission is in and graded cleanly.</p>{% endif %}
+<h2>Grades</h2><p>Click a column to sort; a score links to the student's feedback. - not handed
+in, * graded with problems (see above).</p>
+<table class="sortable"><thead><tr><th>student</th><th>name</th>
+{% for a in data.assignments %}<th>{{ a }}</th>{% endfor %}<th>total</th></tr></thead><tbody>
+{% for row in data.grades %}<tr><td>{{ row.id }}</td><td>{{ row.name }}</td>
+{% for c in row.cells %}<td data-sort="{{ c.sort }}">{% if c.link %}<a href="{{ c.link }}">
+{{- c.text }}</a>{% else %}{{ c.text }}{% endif %}</td>{% endfor %}
+<td data-sort="{{ row.sort }}">{{ row.total }}</td></tr>
+{% endfor %}</tbody></table>
+{% if data.failed_cells %}<h2>Test cells failed, by submissions</h2>
+<table><tr><th>assignment</th><th>test cell</th><th>submissions</th><th>rule</th></tr>
+{% for f in data.failed_cells %}<tr><td>{{ f.assignment }}</td><td>{{ f.cell }}</td>
+<td>{{ f.submissions }}</td><td>{{ f.rule }}</td></tr>
+{% endfor %}</table>{% endif %}
 {% for name, title in figures %}<h2>{{ title }}</h2><img src="{{ name }}" alt="{{ title }}">
 {% endfor %}
 {% if data.messages %}<h2>Failure messages</h2><table><tr><th>cells</th><th>message</th></tr>
@@ -171,13 +266,15 @@ img{max-width:100%;height:auto}</style></head><body>
 {% if left_out %}<h2>Left out by collect</h2><ul>
 {% for assignment, problem in left_out %}<li>{{ assignment }}: {{ problem }}</li>
 {% endfor %}</ul>{% endif %}
+<script src="{{ sort_script }}"></script>
 </body></html>
 """
 )
 
 
-def _page(data, table: str, figures) -> str:
+def _page(data, figures) -> str:
     left_out = [(a, p) for a, found in sorted(data["collect_problems"].items()) for p in found]
     return PAGE.render(
-        policy=Markup(policy_meta()), data=data, table=table, figures=figures, left_out=left_out
-    )
+        policy=Markup(policy_meta("'self'")), data=data, figures=figures, left_out=left_out,
+        sort_script=SORT_SCRIPT,
+    )  # fmt: skip

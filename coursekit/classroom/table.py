@@ -13,6 +13,7 @@ from coursekit.classroom.runs import latest_runs
 @dataclass
 class ClassScores:
     students: list[str]
+    names: dict[str, str]  # student -> "First Last" (empty where the roster gave none)
     possible: dict[str, float]  # assignment -> its points, for every assignment (name order)
     scores: dict[tuple[str, str], tuple[float, float]]  # (student, assignment) -> (score, max)
     runs: dict  # (student, assignment) -> the latest GradingRun
@@ -37,8 +38,10 @@ class ClassScores:
 
 def class_scores(course) -> ClassScores:
     with course.gradebook() as gb:
+        everyone = read.students(gb.db)
         return ClassScores(
-            students=[s.id for s in read.students(gb.db)],
+            students=[s.id for s in everyone],
+            names={s.id: " ".join(filter(None, (s.first_name, s.last_name))) for s in everyone},
             possible=dict(read.assignments(gb.db)),
             scores=read.submission_scores(gb.db),
             runs=latest_runs(gb.db),
