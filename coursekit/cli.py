@@ -85,6 +85,7 @@ def _parser() -> argparse.ArgumentParser:
 
     feedback = commands.add_parser("feedback", parents=[common], help="HTML feedback")
     feedback.add_argument("--student")
+    feedback.add_argument("-j", "--jobs", type=int, help="pages at a time (default: cores)")
     export = commands.add_parser("export", parents=[common], help="grades as CSV")
     export.add_argument("--out", type=Path, help="default: COURSE/grades.csv")
     report = commands.add_parser("report", parents=[common], help="HTML summary with plots")
@@ -265,7 +266,7 @@ def _grade(course, args) -> int:
 def _feedback(course, args) -> int:
     from coursekit.classroom.feedback import make_feedback
 
-    pages = make_feedback(course, args.student)
+    pages = make_feedback(course, args.student, args.jobs)
     print(f"{len(pages)} feedback pages in {course.path('feedback')}")
     return 0
 

@@ -236,10 +236,7 @@ def test_the_policy_alone_stops_inline_script_in_a_browser(chromium, tmp_path):
 def test_a_not_graded_page_escapes_its_notes_and_forbids_inline_script():
     from coursekit.classroom.feedback import _not_graded_page
 
-    class Run:
-        assignment_id, max_score = "toy", 3.0
-
-    page = _not_graded_page(Run, "toy", [f"{HOSTILE_FILE}: not a valid notebook"])
+    page = _not_graded_page("toy", "toy", 3.0, [f"{HOSTILE_FILE}: not a valid notebook"])
     shown = ActiveContent(page)
     assert shown.found == [] and HOSTILE_FILE in " ".join(shown.text)
     assert _forbids_inline_script(_policy(page))

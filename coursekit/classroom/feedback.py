@@ -9,6 +9,10 @@ graded at all. Every page carries a Content-Security-Policy that forbids inline 
 
 from __future__ import annotations
 
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
+
 from jinja2 import DictLoader, Environment
 from markupsafe import Markup
 from traitlets.config import Config
@@ -33,28 +37,43 @@ PAGES = Environment(
 )
 
 
-def make_feedback(course, student: str | None = None) -> list[str]:
-    """Write feedback/<student>/<assignment>/*.html; returns the pages written."""
+def make_feedback(course, student: str | None = None, workers: int | None = None) -> list[str]:
+    """Write feedback/<student>/<assignment>/*.html; returns the pages written. Submissions
+    are rendered `workers` at a time (default: one per core), each by its own nbgrader."""
     with course.gradebook() as gb:
         runs = [r for r in latest_runs(gb.db).values() if student in (None, r.student_id)]
-    safely = Config()
-    render_safely(safely)
-    api, pages = course.api(safely), []
-    for run in sorted(runs, key=lambda r: (r.student_id, r.assignment_id)):
-        folder = course.path("feedback", run.student_id, run.assignment_id)
-        notes = run.result["notes"]
-        if course.path("autograded", run.student_id, run.assignment_id).is_dir():
-            outcome = api.generate_feedback(run.assignment_id, run.student_id, force=True)
-            check_result(outcome, f"generate_feedback {run.assignment_id} {run.student_id}")
-            for page in sorted(folder.glob("*.html")):
-                _finish_page(page, notes)
-                pages.append(str(page))
-        else:
-            folder.mkdir(parents=True, exist_ok=True)
-            for notebook in {c["notebook"] for c in run.result["cells"]}:
-                page = folder / f"{notebook}.html"
-                page.write_text(_not_graded_page(run, notebook, notes))
-                pages.append(str(page))
+    jobs = [(str(course.root), course.db_url, r.student_id, r.assignment_id, r.result["notes"],
+             r.max_score, [c["notebook"] for c in r.result["cells"]])
+            for r in sorted(runs, key=lambda r: (r.student_id, r.assignment_id))]  # fmt: skip
+    workers = max(1, min(workers or os.cpu_count() or 1, len(jobs)))
+    if workers == 1:
+        return [page for job in jobs for page in _feedback_for(*job)]
+    context = multiprocessing.get_context("spawn")  # nbgrader's state is not fork-safe
+    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        return [page for pages in pool.map(_feedback_for, *zip(*jobs)) for page in pages]
+
+
+def _feedback_for(root, db_url, student, assignment, notes, max_score, notebooks) -> list[str]:
+    """One submission's pages (in a worker process: everything it needs is in its arguments)."""
+    from coursekit.classroom.course import Course
+
+    course = Course.at(root, db_url)
+    folder = course.path("feedback", student, assignment)
+    pages = []
+    if course.path("autograded", student, assignment).is_dir():
+        safely = Config()
+        render_safely(safely)
+        outcome = course.api(safely).generate_feedback(assignment, student, force=True)
+        check_result(outcome, f"generate_feedback {assignment} {student}")
+        for page in sorted(folder.glob("*.html")):
+            _finish_page(page, notes)
+            pages.append(str(page))
+    else:
+        folder.mkdir(parents=True, exist_ok=True)
+        for notebook in sorted(set(notebooks)):
+            page = folder / f"{notebook}.html"
+            page.write_text(_not_graded_page(assignment, notebook, max_score, notes))
+            pages.append(str(page))
     return pages
 
 
@@ -69,10 +88,10 @@ def _finish_page(page, notes: list[str]) -> None:
     page.write_text(text[:body] + notes_html + text[body:])
 
 
-def _not_graded_page(run, notebook: str, notes: list[str]) -> str:
+def _not_graded_page(assignment: str, notebook: str, max_score: float, notes) -> str:
     return PAGES.get_template("not graded").render(
         policy=Markup(policy_meta(FEEDBACK_SCRIPTS)),
-        title=f"{run.assignment_id}/{notebook}: not graded",
-        score=f"0 / {run.max_score:g}",
+        title=f"{assignment}/{notebook}: not graded",
+        score=f"0 / {max_score:g}",
         notes=notes,
     )
