@@ -383,12 +383,20 @@ def test_cuda_without_a_gpu_is_not_run_and_not_passed(monkeypatch):
     assert {r.id for r in report.results} == {sc.id for sc in select(device="cuda")}
 
 
-def test_another_torch_version_is_announced_loudly(monkeypatch):
+def test_another_torch_version_is_compared_through_the_recording(monkeypatch):
+    """Another PyTorch release: the CPU check compares with 2.13's recorded observations and
+    says so; where nothing is recorded (no recording shipped), it warns loudly instead."""
+    from autograder import recorded
+
     monkeypatch.setattr(torch, "__version__", "2.99.0")
+    report = check(torch, topics=["basics"], seed=1)
+    assert report.reference.endswith("(recorded)")
+    assert any("recorded observations (torch 2.99.0 is installed)" in n for n in report.notes)
+    assert "NOTE" in str(report) and "2.99.0" in report._repr_html_()
+    monkeypatch.setattr(recorded, "available", lambda: False)
     with pytest.warns(ReferenceVersionWarning):
         report = check(torch, topics=["basics"], seed=1)
     assert any("2.99.0" in note for note in report.notes)
-    assert "NOTE" in str(report) and "2.99.0" in report._repr_html_()
 
 
 def test_engine_from_adapts_a_namespace_and_reports_what_is_missing():

@@ -82,8 +82,9 @@ def test_start_then_check_from_an_empty_directory(installed, tmp_path, without_t
     folder = _started(installed, tmp_path, without_torch)
     released = folder / "exercises" / "leaf_nodes" / "leaf_nodes.ipynb"
     right = answered(released, "leaf_nodes")
-    rule, text, instead = BUGS["leaf_nodes"][0]
-    wrong = answered(released, "leaf_nodes", (text, instead))
+    bug = BUGS["leaf_nodes"][0]
+    wrong = answered(released, "leaf_nodes", bug)
+    rule = bug.rule
     assert nbformat.reads(right, as_version=4).cells
 
     good = _check(installed, folder, right, without_torch)
