@@ -369,7 +369,6 @@ def clamp_mixed_bounds(got):
 
 OVERFLOW_LONG_LONG = "Overflow when unpacking long long"
 INT_DIVISION_BY_ZERO = "ZeroDivisionError"
-FLOOR_OPS_NO_GRAD = "// and % of a tensor that requires grad are outside minigrad's subset"
 VALUE_OVERFLOW = "value cannot be converted to type {} without overflow"
 ALPHA_FLOAT_INTEGRAL = (
     "For integral input tensors, argument alpha must not be a floating point number."

@@ -983,9 +983,8 @@ def cuda(self, device=None, non_blocking=False):
 
 def _floor_op(ufunc, reflected=False):
     """`//` and `%` (PyTorch's floor_divide and remainder: Python's rounding and signs).
-    An integer division by zero raises PyTorch's text; float ones give inf or nan. Their
-    gradients (NotImplemented, RemainderBackward0) are not part of minigrad: a float operand
-    that requires grad is refused rather than answered without a graph."""
+    An integer division by zero raises PyTorch's text; float ones give inf or nan. The graph
+    is PyTorch's: see _floor_node."""
 
     def op(self, other):
         p = _prepare(self, other)
@@ -994,14 +993,34 @@ def _floor_op(ufunc, reflected=False):
         dtype, device, a, b = p
         if reflected:
             a, b = b, a
+        if dtype is _dtypes.bool:  # PyTorch has no bool kernel for either
+            kernel = "remainder" if ufunc is np.remainder else "div_floor"
+            raise NotImplementedError(msg.not_implemented_for(f"{kernel}_{device.type}", dtype))
         if not dtype.is_floating_point:
             if self._xp.any(self._xp.asarray(b) == 0):
                 raise RuntimeError(msg.INT_DIVISION_BY_ZERO)
-        elif _needs_grad(self, other):
-            raise NotImplementedError(msg.FLOOR_OPS_NO_GRAD)
-        return Tensor._make(_arr(ufunc(a, b), dtype), device, dtype)
+        out = Tensor._make(_arr(ufunc(a, b), dtype), device, dtype)
+        if dtype.is_floating_point and _needs_grad(self, other):
+            first, second = (other, self) if reflected else (self, other)
+            out._grad_fn = _floor_node(ufunc, first, second)
+        return out
 
     return op
+
+
+def _floor_node(ufunc, a, b):
+    """Only `tensor % tensor` (RemainderBackward1) and `tensor % number` (RemainderBackward0)
+    have a derivative in PyTorch; `//` and `number % tensor` record a NotImplemented node with
+    edges to the inputs that require grad, which fails when backward reaches it."""
+    if ufunc is np.remainder and isinstance(a, Tensor):
+        if not isinstance(b, Tensor):
+            return F.RemainderBackward0((a._edge(),))
+        node = F.RemainderBackward1((_edge(a), _edge(b)), _meta(a), _meta(b))
+        if b.requires_grad:
+            node.save(self=a, other=b)
+        return node
+    edges = [x._edge() for x in (a, b) if isinstance(x, Tensor) and x.requires_grad]
+    return F.NotImplemented(edges, "remainder" if ufunc is np.remainder else "floor_divide")
 
 
 floor_divide = _floor_op(np.floor_divide)

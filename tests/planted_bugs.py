@@ -603,6 +603,13 @@ def remainder_like_c(m):
     m.Tensor.__mod__ = ops.quiet_operator(ops._floor_op(np.fmod))
 
 
+def remainder_divisor_gets_no_gradient(m):
+    """a % b of tensors treats floor(a / b) as if it did not depend on b: the divisor's
+    gradient is left out instead of -floor(a / b)."""
+    node = _sub(m, "functions").RemainderBackward1
+    node.apply = lambda self, g: self._out(g, None)
+
+
 def detach_in_place_keeps_requires_grad(m):
     """detach_() drops the grad_fn but leaves requires_grad on (the tensor still records)."""
 
@@ -787,6 +794,7 @@ BUGS = {
     "no_grad_views_rebuilt": ("I4", no_grad_views_rebuilt),
     "scalar_arguments_unchecked": ("N2", scalar_arguments_unchecked),
     "remainder_like_c": ("N1", remainder_like_c),
+    "remainder_divisor_gets_no_gradient": ("N1", remainder_divisor_gets_no_gradient),
     "softmax_grad_without_sum": ("N1", softmax_grad_without_sum),
     "loss_modules_ignore_reduction": ("N1", loss_modules_ignore_reduction),
     "adam_without_bias_correction": ("N1", adam_without_bias_correction),

@@ -650,6 +650,57 @@ def floor_divide_and_remainder(T, record, rng):
     record.call("x // 0", lambda: x // 0)
 
 
+@scenario(
+    id="values.floor_divide_and_remainder_gradients",
+    rules=["L2", "N1"],
+    topic="values",
+    lecture="course/01_tensors_memory.ipynb#dtypes-and-promotion",
+)
+def floor_divide_and_remainder_gradients(T, record, rng):
+    # % has a derivative (1 for the dividend, -floor(a / b) for a tensor divisor); // and
+    # `number % tensor` have none: PyTorch records a NotImplemented node that fails at backward.
+    dev = record.device
+    n = int(rng.integers(2, 5))
+    x = T.tensor(floats(rng, (n,), -6, 6), requires_grad=True, device=dev)
+    signs = rng.choice([-1.0, 1.0], size=n).tolist()
+    y = T.tensor([v * s for v, s in zip(floats(rng, (n,), 1, 3), signs)], requires_grad=True,
+                 device=dev)  # fmt: skip
+    w = T.tensor(floats(rng, (n,), -2, 2), device=dev)
+    k = scalar(rng, 1.5, 3.0)
+    r = record.call("x % k", lambda: x % k)
+    record.call("(x % k) backward", lambda: (r * w).sum().backward())
+    record.grad("x.grad through x % k", x)
+    x.grad = None
+    r = record.call("x % y", lambda: x % y)
+    record.call("(x % y) backward", lambda: (r * w).sum().backward())
+    record.grad("x.grad through x % y", x)
+    record.grad("y.grad through x % y", y)
+    x.grad = y.grad = None
+    r = record.call("x % y.detach()", lambda: x % y.detach())
+    record.value("saved other when y needs no grad", r.grad_fn._saved_other)
+    ints_ = T.tensor([v if v else 2 for v in ints(rng, (n,), -9, 10)], device=dev)
+    r = record.call("int tensor % y", lambda: ints_ % y)
+    record.call("(int % y) backward", lambda: (r * w).sum().backward())
+    record.grad("y.grad through int % y", y)
+    for label, f in (("x // k", lambda: x // k), ("x // y", lambda: x // y),
+                     ("k // x", lambda: k // x), ("k % x", lambda: k % x),
+                     ("x.detach() // y", lambda: x.detach() // y)):  # fmt: skip
+        out = record.call(label, f)
+        if out is not None and out.grad_fn is not None:
+            record.value(f"{label}: grad_fn.name()", out.grad_fn.name())
+            record.value(f"{label}: edges", len(out.grad_fn.next_functions))
+            record.call(f"{label}: backward", lambda out=out: out.sum().backward())
+    h = x * 1
+    r = h % y
+    record.call("h.add_(1) after h % y", lambda: h.add_(1))
+    record.call("backward through the stale h", lambda: r.sum().backward())
+    b = T.tensor([True, False], device=dev)
+    record.call("bool % bool", lambda: b % b)
+    record.call("bool // True", lambda: b // True)
+    with T.no_grad():
+        record.call("x // k under no_grad", lambda: x // k)
+
+
 # -- arguments as PyTorch's parser reads them: device strings, dtypes, axis= -----------------
 
 
