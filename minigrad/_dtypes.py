@@ -9,8 +9,10 @@ import builtins
 
 import numpy as np
 
+from ._cnames import CName
 
-class dtype:
+
+class dtype(metaclass=CName):
     __slots__ = ("name", "np", "is_floating_point", "is_complex", "itemsize", "tensor_type_name")
 
     def __init__(self, name, np_dtype, tensor_type_name):

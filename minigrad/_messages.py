@@ -581,8 +581,9 @@ SPECIFY_DIM = " Specify the reduction dim with the 'dim' argument."
 
 def type_name(value):
     """A value's type as PyTorch's C++ code names it (`int`, `Tensor`, `numpy.ndarray`)."""
-    cls = type(value)
-    return f"numpy.{cls.__name__}" if cls.__module__ == "numpy" else cls.__name__
+    from ._cnames import c_name
+
+    return c_name(type(value))
 
 
 def arg_type(fn, name, position, expected, value):

@@ -59,6 +59,7 @@ def _bool_argument(args, kwargs):
 
 
 class Tensor:
+    __module__ = msg.LIB  # <class 'minigrad.Tensor'>, as PyTorch's is torch.Tensor
     # Per-tensor fields every op sets live in slots; the rarely changed ones default at class
     # level (set per instance only when they change), which keeps creating a tensor cheap.
     __slots__ = (

@@ -610,6 +610,13 @@ def remainder_divisor_gets_no_gradient(m):
     node.apply = lambda self, g: self._out(g, None)
 
 
+def type_names_unqualified(m):
+    """Size, dtype and device keep Python's bare class names, so Python's messages say
+    'Size' object is not callable where PyTorch's say 'torch.Size'."""
+    for cls in (m.Size, m.dtype, m.device):
+        type.__dict__["__name__"].__set__(cls, cls.__qualname__)
+
+
 def detach_in_place_keeps_requires_grad(m):
     """detach_() drops the grad_fn but leaves requires_grad on (the tensor still records)."""
 
@@ -794,6 +801,7 @@ BUGS = {
     "no_grad_views_rebuilt": ("I4", no_grad_views_rebuilt),
     "scalar_arguments_unchecked": ("N2", scalar_arguments_unchecked),
     "remainder_like_c": ("N1", remainder_like_c),
+    "type_names_unqualified": ("N3", type_names_unqualified),
     "remainder_divisor_gets_no_gradient": ("N1", remainder_divisor_gets_no_gradient),
     "softmax_grad_without_sum": ("N1", softmax_grad_without_sum),
     "loss_modules_ignore_reduction": ("N1", loss_modules_ignore_reduction),
