@@ -26,6 +26,7 @@ from ._dtypes import (
     int32,
     int64,
     long,
+    uint8,
 )
 from ._size import Size
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled

@@ -74,7 +74,7 @@ _METHODS = {
     "__le__": ops.le,
     "__gt__": ops.gt,
     "__ge__": ops.ge,
-    "__eq__": ops.eq,
+    "__eq__": ops.eq_operator,
     "__ne__": ops.ne,
     # reductions
     "sum": ops.sum,

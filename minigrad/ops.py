@@ -124,13 +124,14 @@ def _int_scalar(v, dtype):
         return v
     bits = dtype.itemsize * 8
     v &= (1 << bits) - 1
-    return v - (1 << bits) if v >> (bits - 1) else v
+    return v - (1 << bits) if v >> (bits - 1) and dtype.is_signed else v
 
 
 # The C++ type names PyTorch's checked conversion of a Scalar argument prints.
 _CHECKED_NAME = {
     _dtypes.int32: "int",
     _dtypes.int64: "int64_t",
+    _dtypes.uint8: "uint8_t",
     _dtypes.float16: "c10::Half",
     _dtypes.float32: "float",
     _dtypes.float64: "double",
@@ -567,6 +568,16 @@ gt = _compare(np.greater)
 ge = _compare(np.greater_equal)
 eq = _compare(np.equal)
 ne = _compare(np.not_equal)
+
+
+def eq_operator(self, other):
+    """`t == array`: PyTorch's __eq__, alone among the operators, reads a NumPy array as a
+    tensor of its dtype (`!=`, `<` and eq() refuse one)."""
+    if isinstance(other, np.ndarray):
+        from .factories import as_tensor
+
+        other = as_tensor(other)
+    return eq(self, other)
 
 
 # -- reductions ----------------------------------------------------------------------------

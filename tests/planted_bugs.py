@@ -617,6 +617,12 @@ def type_names_unqualified(m):
         type.__dict__["__name__"].__set__(cls, cls.__qualname__)
 
 
+def ufunc_bool_results_stay_bool(m):
+    """A NumPy ufunc's bool result comes back as a bool tensor, where PyTorch makes it uint8."""
+    from_numpy = m.from_numpy
+    m.Tensor.__array_wrap__ = lambda self, array: from_numpy(array)
+
+
 def detach_in_place_keeps_requires_grad(m):
     """detach_() drops the grad_fn but leaves requires_grad on (the tensor still records)."""
 
@@ -801,6 +807,7 @@ BUGS = {
     "no_grad_views_rebuilt": ("I4", no_grad_views_rebuilt),
     "scalar_arguments_unchecked": ("N2", scalar_arguments_unchecked),
     "remainder_like_c": ("N1", remainder_like_c),
+    "ufunc_bool_results_stay_bool": ("N2", ufunc_bool_results_stay_bool),
     "type_names_unqualified": ("N3", type_names_unqualified),
     "remainder_divisor_gets_no_gradient": ("N1", remainder_divisor_gets_no_gradient),
     "softmax_grad_without_sum": ("N1", softmax_grad_without_sum),

@@ -738,6 +738,45 @@ def device_strings_and_dtype_arguments(T, record, rng):
                     lambda r=reduction: getattr(x, r)(1, keepdims=True))  # fmt: skip
 
 
+@scenario(id="values.tensors_meet_numpy_arrays", rules=["D1", "N1", "N2"], topic="values",
+          lecture=f"{NUMPY}#numpy-has-no-graph", devices=("cpu",))  # fmt: skip
+def tensors_meet_numpy_arrays(T, record, rng):
+    # An operator NumPy answers goes through its ufunc (the tensor read by __array__, the
+    # result wrapped back as a tensor, a bool one as uint8); `==` alone reads the array as a
+    # tensor; the tensor's own methods refuse an array.
+    n = int(rng.integers(2, 4))
+    x = T.tensor(floats(rng, (n, n), -2, 2))
+    a = np.asarray(floats(rng, (n, n), -2, 2))
+    a32 = a.astype(np.float32)
+    record.call("x @ a", lambda: x @ a)
+    record.call("a @ x", lambda: a @ x)
+    record.call("x @ a32", lambda: x @ a32)
+    record.call("x @ a[0]", lambda: x @ a[0])
+    record.call("x + a", lambda: x + a)
+    record.call("a * x", lambda: a * x)
+    same = a32.copy()
+    same[0] = x[0].tolist()
+    record.call("x == a32 (a row in common)", lambda: x == same)
+    record.call("a32 == x", lambda: same == x)
+    record.call("x == a (float64)", lambda: x == a)
+    record.call("x != a32", lambda: x != same)
+    record.call("x < a32", lambda: x < same)
+    record.call("ints == int array", lambda: T.tensor([1, 2]) == np.array([1, 3]))
+    record.call("x[0] == a (broadcast mismatch)", lambda: T.ones(n + 1) == a)
+    record.call("np.isnan(x)", lambda: np.isnan(x))
+    record.call("np.greater(x, 0)", lambda: np.greater(x, 0))
+    b = x > 0
+    record.call("np.logical_not(b)", lambda: np.logical_not(b))
+    record.call("np.add(b, b)", lambda: np.add(b, b))
+    record.call("np.add(b, 1)", lambda: np.add(b, 1))
+    record.call("np.exp(b)", lambda: np.exp(b))
+    u = record.call("np.isnan(x) + 1", lambda: np.isnan(x) + 1)
+    record.call("u + 300 (uint8 wraps)", lambda: u + 300 if u is not None else None)
+    g = T.tensor(floats(rng, (n, n), -2, 2), requires_grad=True)
+    record.call("g @ a (requires grad)", lambda: g @ a)
+    record.call("g == a", lambda: g == a)
+
+
 @scenario(id="values.numpy_ufuncs_on_tensors", rules=["D1", "N1"], topic="values",
           lecture=f"{NUMPY}#numpy-has-no-graph", devices=("cpu",))  # fmt: skip
 def numpy_ufuncs_on_tensors(T, record, rng):
