@@ -106,12 +106,17 @@ def _prepare(a, b):
         else:
             dtype = _dtypes.result_type(a, b)
         if b.__class__ is int:
-            if (1 << 63) <= b < (1 << 64) and a._dtype is _dtypes.bool:
-                raise RuntimeError(msg.promotion_unsigned("Bool", "UInt64"))  # a uint64 Scalar
+            _refuse_uint64_with_bool(a._dtype, b)
             b = _int_scalar(b, dtype)
     else:
         return NotImplemented
     return dtype, device, _as_operand(a, dtype, device), _as_operand(b, dtype, device)
+
+
+def _refuse_uint64_with_bool(dtype, v):
+    """An int from 2**63 up is a uint64 Scalar to PyTorch, which will not promote with bool."""
+    if dtype is _dtypes.bool and v.__class__ is int and (1 << 63) <= v < (1 << 64):
+        raise RuntimeError(msg.promotion_unsigned("Bool", "UInt64"))
 
 
 def _int_scalar(v, dtype):
@@ -142,7 +147,10 @@ def _checked_scalar(v, dtype, half=True):
     """A Python number argument (fill_, clamp, full, pow, alpha, where, __setitem__) converted
     to `dtype` as PyTorch does: read as a Scalar (OverflowError past uint64 or below int64),
     then refused if the dtype cannot hold it. bool holds anything; float16 is checked only by
-    the ops that pass `half` (full, where and __setitem__ let it become inf)."""
+    the ops that pass `half` (where and __setitem__ let it become inf). A NumPy number counts
+    as the Python number it holds."""
+    if isinstance(v, (np.floating, np.integer)):  # PyTorch reads a NumPy number as Python's
+        v = v.item()
     cls = v.__class__
     if cls is builtins.int:
         _int_scalar(v, _dtypes.float64)
@@ -242,10 +250,10 @@ def _refuse_bool_sub(self, other):
         if isinstance(other, Tensor)
         else isinstance(other, builtins.bool)
     )
-    if a and b:
-        raise RuntimeError(msg.BOOL_SUBTRACTION_TWO)
     if a or b:
-        raise RuntimeError(msg.BOOL_SUBTRACTION)
+        if other.__class__ is builtins.int:
+            _int_scalar(other, _dtypes.float64)  # the number is read (OverflowError) first
+        raise RuntimeError(msg.BOOL_SUBTRACTION_TWO if a and b else msg.BOOL_SUBTRACTION)
 
 
 def sub(self, other, *, alpha=1):
@@ -312,7 +320,8 @@ def div(self, other):
     if not dtype.is_floating_point:  # true division of integers gives the default float
         dtype = _dtypes.float32
         a = a.astype(dtype.np) if hasattr(a, "astype") else a
-        b = b.astype(dtype.np) if hasattr(b, "astype") else b
+        # a Python int divides as a number (int32 / 2**40 is tiny, not x / 0 after wrapping)
+        b = b.astype(dtype.np) if hasattr(b, "astype") else other
     data = a / b if isinstance(other, Tensor) else F.with_number(operator.truediv, a, b)
     data = _arr(data, dtype)
     save = {}
@@ -353,11 +362,13 @@ def pow(self, exponent):  # noqa: A001 - PyTorch's name
     checked = exponent
     if checked.__class__ is int and not self._dtype.is_floating_point:
         _checked_scalar(checked, _dtypes.int64)  # an integer tensor reads it as int64 first
+        if checked < 0 and self._dtype is not _dtypes.bool:
+            raise RuntimeError(msg.INT_NEGATIVE_POWER)
     p = _prepare(self, exponent)
     if p is NotImplemented:
         return p
     dtype, device, a, exponent = p  # a NumPy number as exponent is now a Python one
-    if checked.__class__ is int:
+    if checked.__class__ is int or dtype is _dtypes.float16:  # half's kernel reads it as half
         _checked_scalar(checked, dtype)
     data = _arr(_power(a, exponent, dtype), dtype)
     node = None
@@ -521,16 +532,29 @@ def clamp(self, min=None, max=None):  # noqa: A002
     if _clamp_overload(min, max) == "tensor":
         return _clamp_tensors(self, min, max)
     min, max = (b.item() if isinstance(b, Tensor) else b for b in (min, max))
+    for b in (min, max):
+        _refuse_uint64_with_bool(self._dtype, b)
     dtype = _dtypes.result_type(self, *(b for b in (min, max) if b is not None))
+    if dtype is _dtypes.bool:  # PyTorch has no bool clamp kernel
+        kernel = (
+            "clamp"
+            if min is not None and max is not None
+            else "clamp_min"
+            if max is None
+            else "clamp_max"
+        )
+        raise NotImplementedError(
+            msg.not_implemented_for(f"{kernel}_scalar_{self._device.type}", dtype)
+        )
     min, max = (b if b is None else _checked_scalar(b, dtype) for b in (min, max))
     if dtype is not self._dtype:  # an integer tensor clamped to float bounds
         return clamp(to(self, dtype), min, max)
     data, xp = self._data, self._xp
-    # PyTorch keeps x unless it lies beyond a bound: -0.0 and NaN pass unchanged
-    if min is not None:
-        data = xp.where(data < min, data.dtype.type(min), data)
-    if max is not None:
-        data = xp.where(data > max, data.dtype.type(max), data)
+    # PyTorch keeps x unless it lies beyond a bound: -0.0 and NaN pass unchanged; a NaN
+    # bound makes every element NaN
+    for bound, beyond in ((min, xp.less), (max, xp.greater)):
+        if bound is not None:
+            data = xp.where(beyond(data, bound) | (bound != bound), data.dtype.type(bound), data)
     return _unary(F.ClampBackward1, self, data, save_self=True, lo=min, hi=max)
 
 
@@ -1777,6 +1801,9 @@ def where(condition, input, other):  # noqa: A002
     ref = input if isinstance(input, Tensor) else other
     if not isinstance(ref, Tensor):
         ref = condition
+    for t in (input, other):
+        if isinstance(t, Tensor):
+            _refuse_uint64_with_bool(t._dtype, other if t is input else input)
     dtype = _dtypes.result_type(*(x for x in (input, other)))
     input, other = (_checked_scalar(x, dtype, half=False) for x in (input, other))
     a = _as_operand(input, dtype, ref._device)

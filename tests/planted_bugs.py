@@ -623,6 +623,19 @@ def ufunc_bool_results_stay_bool(m):
     m.Tensor.__array_wrap__ = lambda self, array: from_numpy(array)
 
 
+def int_division_wraps_the_number(m):
+    """int32 / 2**40 wraps the number into int32 first (0, so inf), as an integer op would,
+    where PyTorch divides by the number itself."""
+    ops = _sub(m, "ops")
+
+    def div(self, other):
+        if other.__class__ is int and self.dtype in (m.int32, m.int64):
+            other = ops._int_scalar(other, self.dtype)
+        return ops.div(self, other)
+
+    m.Tensor.__truediv__ = ops.quiet_operator(div)
+
+
 def detach_in_place_keeps_requires_grad(m):
     """detach_() drops the grad_fn but leaves requires_grad on (the tensor still records)."""
 
@@ -807,6 +820,7 @@ BUGS = {
     "no_grad_views_rebuilt": ("I4", no_grad_views_rebuilt),
     "scalar_arguments_unchecked": ("N2", scalar_arguments_unchecked),
     "remainder_like_c": ("N1", remainder_like_c),
+    "int_division_wraps_the_number": ("N1", int_division_wraps_the_number),
     "ufunc_bool_results_stay_bool": ("N2", ufunc_bool_results_stay_bool),
     "type_names_unqualified": ("N3", type_names_unqualified),
     "remainder_divisor_gets_no_gradient": ("N1", remainder_divisor_gets_no_gradient),

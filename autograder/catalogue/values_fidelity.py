@@ -613,6 +613,54 @@ def scalar_arguments_checked_against_the_dtype(T, record, rng):
     record.call("float32 - -(2**63) - 1", lambda: x - (-(2**63) - 1))
 
 
+@scenario(
+    id="values.half_and_bool_with_numbers_out_of_range",
+    rules=["N1", "N2"],
+    topic="values",
+    lecture="course/01_tensors_memory.ipynb#dtypes-and-promotion",
+)
+def half_and_bool_with_numbers_out_of_range(T, record, rng):
+    # float16 arithmetic computes in float and rounds once (inf), while the ops that convert
+    # the number to half (fill_, full, clamp, pow) refuse it; NumPy numbers count as the
+    # Python numbers they hold. bool promotes, refuses a uint64 number, and reads it first.
+    # Integer true division divides by the number itself; a NaN bound makes clamp NaN.
+    dev = record.device
+    n = int(rng.integers(2, 4))
+    h = T.tensor(floats(rng, (n,), 1, 3), dtype=T.float16, device=dev)
+    for v in (float(rng.uniform(7e4, 1e6)), int(rng.integers(70000, 10**6)), 2**40, 1e40):
+        for label, x in ((repr(v), v), (f"np.float64({v!r})", np.float64(v))):
+            record.call(f"half + {label}", lambda x=x: h + x)
+            record.call(f"half * {label}", lambda x=x: h * x)
+            record.call(f"half ** {label}", lambda x=x: h**x)
+            record.call(f"half.fill_({label})", lambda x=x: h.clone().fill_(x))
+            record.call(f"full({label}, half)", lambda x=x: T.full((n,), x, dtype=T.float16))
+            record.call(f"half.clamp(max={label})", lambda x=x: h.clamp(max=x))
+            record.call(f"where(c, half, {label})", lambda x=x: T.where(h > 2, h, x))
+            record.call(f"half[0] = {label}", lambda x=x: h.clone().__setitem__(0, x))
+            record.call(f"tensor([{label}], half)", lambda x=x: T.tensor([x], dtype=T.float16))
+    b = T.tensor([bool(i) for i in rng.integers(0, 2, size=n)], device=dev)
+    for v in (2**40, 2**63 + int(rng.integers(0, 4)), 2**64, 1e40):
+        record.call(f"bool + {v!r}", lambda v=v: b + v)
+        record.call(f"bool - {v!r}", lambda v=v: b - v)
+        record.call(f"{v!r} - bool", lambda v=v: v - b)
+        record.call(f"bool.clamp(max={v!r})", lambda v=v: b.clamp(max=v))
+        record.call(f"where(c, bool, {v!r})", lambda v=v: T.where(b, b, v))
+    record.call("bool.clamp(min=True)", lambda: b.clamp(min=True))
+    record.call("bool.clamp(False, True)", lambda: b.clamp(False, True))
+    i = T.tensor(ints(rng, (n,), 1, 9), device=dev)
+    for name, dtype in (("int32", T.int32), ("int64", T.int64)):
+        for v in (2**31 + int(rng.integers(0, 4)), 2**40, 2**63, -(2**63)):
+            record.call(f"{name} / {v}", lambda dtype=dtype, v=v: i.to(dtype) / v)
+            record.call(f"{name} ** {-v}", lambda dtype=dtype, v=v: i.to(dtype) ** -v)
+        record.call(f"tensor([nan], {name})",
+                    lambda dtype=dtype: T.tensor([float("nan")], dtype=dtype))  # fmt: skip
+    x = T.tensor(floats(rng, (n,), -2, 2), requires_grad=True, device=dev)
+    y = record.call("x.clamp(max=nan)", lambda: x.clamp(max=float("nan")))
+    record.call("its backward", lambda: y.sum().backward())
+    record.grad("x.grad through a NaN bound", x)
+    record.call("int.clamp(min=nan)", lambda: i.clamp(min=float("nan")))
+
+
 # -- // and % on integer tensors (N1) ----------------------------------------------------------
 
 
