@@ -1,6 +1,6 @@
 """Attach the operations of ops.py to Tensor as methods and operators."""
 
-from . import _dtypes, ops
+from . import _dtypes, _signatures, factories, ops
 from .ops import quiet_operator
 from .tensor import Tensor, _read_only
 
@@ -128,5 +128,10 @@ _METHODS = {
 
 for _name, _fn in _METHODS.items():
     setattr(Tensor, _name, _fn)
+# Named methods answer a call PyTorch's parser refuses with its text (operators stay as they
+# are: they hand an operand they cannot read back to Python).
+for _name in _signatures.SIGNATURES.keys() - {"new"}:
+    setattr(Tensor, _name, _signatures.parsed(_name, getattr(Tensor, _name)))
+assert factories  # new_ones and new_zeros are attached there, before they are wrapped
 Tensor.T = property(ops.T).setter(_read_only("T"))
 Tensor.__hash__ = object.__hash__  # __eq__ returns a tensor; hashing stays by identity

@@ -8,7 +8,7 @@ import builtins
 
 import numpy as np
 
-from . import _dtypes, _ranges, ops
+from . import _dtypes, _ranges, _signatures, ops
 from . import _messages as msg
 from . import random as random_values
 from ._device import canonical, to_device_array
@@ -400,9 +400,9 @@ Tensor.new_zeros = _new_filled(0, "new_zeros")
 def legacy_construct(cls, dtype, args, kwargs, typed=False):
     """`Tensor(...)`/`FloatTensor(...)`: from data, from a size, or an alias of a tensor
     (`typed`: a typed constructor such as FloatTensor aliases only a tensor of its dtype)."""
-    device = kwargs.pop("device", None)
-    if kwargs:
-        raise TypeError(f"new() received an invalid combination of arguments: {kwargs}")
+    if kwargs.keys() - {"device"}:
+        raise _signatures.error("new", args, kwargs)
+    device = kwargs.get("device")
     if len(args) == 1 and isinstance(args[0], Tensor):
         if typed and args[0].dtype is not dtype:
             raise TypeError(msg.legacy_options_mismatch(dtype, args[0].dtype, args[0].device))
@@ -418,7 +418,10 @@ def legacy_construct(cls, dtype, args, kwargs, typed=False):
         return _finish(args[0].astype(dtype.np, copy=True), device, dtype, False)
     if not args:
         return _finish(np.zeros((0,), dtype=dtype.np), device, dtype, False)
-    raise TypeError(f"new() received an invalid combination of arguments: {args}")
+    refused = _signatures.error("new", args, kwargs)
+    if refused is None and isinstance(args[0], str):  # `object data` took it, then its type
+        refused = TypeError(f"new(): invalid data type '{msg.type_name(args[0])}'")
+    raise refused or TypeError(msg.LEGACY_NOT_SEQUENCE.format(msg.type_name(args[0])))
 
 
 def _alias(src):

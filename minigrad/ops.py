@@ -493,8 +493,7 @@ def _clamp_overload(min, max):  # noqa: A002
     if given and builtins.all(isinstance(b, Tensor) for b in given):
         return "tensor"
     if builtins.any(isinstance(b, Tensor) and b.ndim > 0 for b in given):
-        got = ", ".join(f"{k}={msg.type_name(v)}" for k, v in (("max", max), ("min", min)))
-        raise TypeError(msg.clamp_mixed_bounds(got))
+        raise TypeError(msg.PARSER_REFUSED.format("clamp"))
     return "number"
 
 
@@ -616,7 +615,7 @@ def _dims(name, dim, ndim):
         return tuple(range(ndim))
     dims = dim if isinstance(dim, (list, tuple)) else (dim,)
     if not builtins.all(isinstance(d, (builtins.int, np.integer)) for d in dims):
-        raise TypeError(msg.reduction_signature(name, type(dim).__name__))
+        raise TypeError(msg.PARSER_REFUSED.format(name))
     dims = [wrap_dim(d, ndim) for d in dims]
     for d in dims:
         if dims.count(d) > 1:
@@ -628,7 +627,7 @@ def _reduction_args(name, dim, keepdim):
     """dim (_ALL for the full-reduction overload) and keepdim, refused as PyTorch refuses."""
     if dim is _ALL:
         if keepdim is not _ALL:
-            raise TypeError(msg.reduction_signature(name, "keepdim=bool, "))
+            raise TypeError(msg.PARSER_REFUSED.format(name))
         return _ALL, False
     keepdim = False if keepdim is _ALL else keepdim
     if not isinstance(keepdim, builtins.bool):
@@ -705,12 +704,12 @@ def _unary_shape(node_cls, self, data, **kw):
 def _extreme(self, name, dim, keepdim, pick, arg, full_node, dim_node, result_type):
     if isinstance(dim, Tensor):  # torch.max(a, b): elementwise
         if keepdim is not _ALL:
-            raise TypeError(msg.extreme_signature(name, "Tensor, keepdim=bool", "keepdim"))
+            raise TypeError(msg.PARSER_REFUSED.format(name))
         return (maximum if name == "max" else minimum)(self, dim)
     data = self._data
     if dim is _ALL:
         if keepdim is not _ALL:
-            raise TypeError(msg.extreme_signature(name, "keepdim=bool", "keepdim"))
+            raise TypeError(msg.PARSER_REFUSED.format(name))
         if data.size == 0:
             raise RuntimeError(msg.reduce_empty(name) + msg.SPECIFY_DIM)
         out = Tensor._make(_arr(pick(data), self._dtype), self._device)
@@ -721,7 +720,7 @@ def _extreme(self, name, dim, keepdim, pick, arg, full_node, dim_node, result_ty
             out._grad_fn = node
         return out
     if dim is None:
-        raise TypeError(msg.extreme_signature(name, "dim=NoneType", "dim"))
+        raise TypeError(msg.PARSER_REFUSED.format(name))
     keepdim = False if keepdim is _ALL else keepdim
     if not isinstance(keepdim, builtins.bool):
         raise TypeError(msg.must_be_bool(name, "keepdim", 2, keepdim))
@@ -982,12 +981,13 @@ def _parse_to(args, kwargs):
     from ._device import canonical, device
 
     dev = dtype = None
-    copy = bool(kwargs.get("copy", False))
+    flags = [a for a in args if isinstance(a, builtins.bool)]  # non_blocking, then copy
+    copy = bool(kwargs.get("copy", False)) or (len(flags) > 1 and flags[1])
     for a in list(args) + [kwargs.get("device"), kwargs.get("dtype")]:
-        if a is None:
+        if a is None or isinstance(a, builtins.bool):
             continue
-        if isinstance(a, _dtypes.dtype):
-            dtype = a
+        if isinstance(a, (_dtypes.dtype, type)):  # Python's float, int and bool name dtypes
+            dtype = _dtypes.argument("to", a)
         elif isinstance(a, (str, device)):
             d = a if isinstance(a, device) else device(a)
             dev = canonical(d)
@@ -2021,6 +2021,7 @@ def _out_variant(name, compute, out, inputs):
 
 def add_out(input, other, *, alpha=1, out=None):  # noqa: A002
     """torch.add(input, other, alpha=, out=); a number as `input` joins the tensor `other`."""
+    _other_readable("add", other)
     if isinstance(input, Tensor):
         return _out_variant("add", lambda: add(input, other, alpha=alpha), out, (input, other))
     if not isinstance(other, Tensor):
@@ -2032,7 +2033,15 @@ def add_out(input, other, *, alpha=1, out=None):  # noqa: A002
     return _out_variant("add", compute, out, (input, other))
 
 
+def _other_readable(name, other):
+    """torch.add(t, array) and the like: PyTorch's parser refuses what the operator would
+    hand back to Python."""
+    if not isinstance(other, (Tensor, *_SCALARS)):
+        raise TypeError(msg.arg_type(name, "other", 2, "Tensor", other))
+
+
 def mul_out(input, other, *, out=None):  # noqa: A002
+    _other_readable("mul", other)
     if not isinstance(input, Tensor):
         if not isinstance(other, Tensor):
             raise TypeError(msg.arg_type("mul", "input", 1, "Tensor", input))

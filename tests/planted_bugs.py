@@ -636,6 +636,13 @@ def int_division_wraps_the_number(m):
     m.Tensor.__truediv__ = ops.quiet_operator(div)
 
 
+def python_argument_errors(m):
+    """Methods are plain Python functions: a call PyTorch's parser refuses gets Python's or
+    NumPy's own error (or a NotImplemented result) instead of the parser's text."""
+    for name in _sub(m, "_signatures").SIGNATURES.keys() - {"new"}:
+        setattr(m.Tensor, name, getattr(m.Tensor, name).__wrapped__)
+
+
 def detach_in_place_keeps_requires_grad(m):
     """detach_() drops the grad_fn but leaves requires_grad on (the tensor still records)."""
 
@@ -820,6 +827,7 @@ BUGS = {
     "no_grad_views_rebuilt": ("I4", no_grad_views_rebuilt),
     "scalar_arguments_unchecked": ("N2", scalar_arguments_unchecked),
     "remainder_like_c": ("N1", remainder_like_c),
+    "python_argument_errors": ("N1", python_argument_errors),
     "int_division_wraps_the_number": ("N1", int_division_wraps_the_number),
     "ufunc_bool_results_stay_bool": ("N2", ufunc_bool_results_stay_bool),
     "type_names_unqualified": ("N3", type_names_unqualified),

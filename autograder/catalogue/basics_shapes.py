@@ -247,6 +247,7 @@ def type_names_in_messages(T, record, rng):
     # Python's own messages name Size, dtype and device as PyTorch's C classes are named
     # (torch.Size), while their __name__ is the bare one.
     x = T.tensor(floats(rng, _shape(rng, 2)), device=record.device)
+    record.tensor("x", x)
     record.call("x.shape()", lambda: x.shape())
     record.call("x.size()()", lambda: x.size()())
     record.call("x.dtype()", lambda: x.dtype())

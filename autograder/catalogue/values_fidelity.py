@@ -823,6 +823,90 @@ def tensors_meet_numpy_arrays(T, record, rng):
     g = T.tensor(floats(rng, (n, n), -2, 2), requires_grad=True)
     record.call("g @ a (requires grad)", lambda: g @ a)
     record.call("g == a", lambda: g == a)
+    for name in ("add", "mul", "matmul", "eq", "lt", "pow", "maximum"):
+        record.call(f"x.{name}(a)", lambda name=name: getattr(x, name)(a))
+    record.call("add(x, a)", lambda: T.add(x, a))
+    record.call("np.sum(x)", lambda: np.sum(x))
+    record.call("np.mean(x)", lambda: np.mean(x))
+    record.call("np.max(x)", lambda: np.max(x))
+
+
+@scenario(id="values.argument_parser_texts", rules=["N1"], topic="values",
+          lecture="course/01_tensors_memory.ipynb#creating-tensors")  # fmt: skip
+def argument_parser_texts(T, record, rng):
+    # A call no signature of the method takes is refused in the words of PyTorch's parser:
+    # missing or extra arguments, one argument of the wrong type (a single plausible
+    # signature), or the whole list of signatures with why each did not match.
+    x = T.tensor(floats(rng, (2, 3)), device=record.device)
+    k = int(rng.integers(0, 2))
+    f = scalar(rng)
+    calls = {
+        "x.transpose()": lambda: x.transpose(),
+        "x.transpose(k)": lambda: x.transpose(k),
+        "x.transpose(0, 1, k)": lambda: x.transpose(0, 1, k),
+        "x.transpose(f, 1)": lambda: x.transpose(f, 1),
+        "x.transpose(True, 1)": lambda: x.transpose(True, 1),
+        "x.transpose(dim0=0, dim1=1)": lambda: x.transpose(dim0=0, dim1=1),
+        "x.view(3.0, 2)": lambda: x.view(3.0, 2),
+        "x.view((3.0, 2))": lambda: x.view((3.0, 2)),
+        "x.view()": lambda: x.view(),
+        "x.view(3, 'a')": lambda: x.view(3, "a"),
+        "x.view(x.shape, 1)": lambda: x.view(x.shape, 1),
+        "x.view(None)": lambda: x.view(None),
+        "x.reshape()": lambda: x.reshape(),
+        "x.reshape(3.0, 2)": lambda: x.reshape(3.0, 2),
+        "x.reshape(6, dim=k)": lambda: x.reshape(6, dim=k),
+        "x.permute()": lambda: x.permute(),
+        "x.permute(1.0, 0)": lambda: x.permute(1.0, 0),
+        "x.unsqueeze()": lambda: x.unsqueeze(),
+        "x.unsqueeze(f)": lambda: x.unsqueeze(f),
+        "x.squeeze('a')": lambda: x.squeeze("a"),
+        "x.squeeze(dim=None)": lambda: x.squeeze(dim=None),
+        "x.expand()": lambda: x.expand(),
+        "x.flatten(0, 1, k)": lambda: x.flatten(0, 1, k),
+        "x.repeat(f)": lambda: x.repeat(f),
+        "x.sum('a')": lambda: x.sum("a"),
+        "x.sum(dim='a')": lambda: x.sum(dim="a"),
+        "x.sum(0, 'a')": lambda: x.sum(0, "a"),
+        "x.sum(0, 1, k)": lambda: x.sum(0, 1, k),
+        "x.mean(f)": lambda: x.mean(f),
+        "x.mean(0, keepdim=1)": lambda: x.mean(0, keepdim=1),
+        "x.max(0, 1, k)": lambda: x.max(0, 1, k),
+        "x.argmax('a')": lambda: x.argmax("a"),
+        "x.add()": lambda: x.add(),
+        "x.add(x, x)": lambda: x.add(x, x),
+        "x.add(x, alpha='a')": lambda: x.add(x, alpha="a"),
+        "x.add(other=x, zz=1)": lambda: x.add(other=x, zz=1),
+        "x.mul('a')": lambda: x.mul("a"),
+        "x.div(x, 'floor')": lambda: x.div(x, "floor"),
+        "x.div(x, rounding_mode=1)": lambda: x.div(x, rounding_mode=1),
+        "x.gt(x, x)": lambda: x.gt(x, x),
+        "x.mm()": lambda: x.mm(),
+        "x.dot([f])": lambda: x.dot([f]),
+        "x.fill_('a')": lambda: x.clone().fill_("a"),
+        "x.copy_()": lambda: x.clone().copy_(),
+        "x.narrow(0, 0)": lambda: x.narrow(0, 0),
+        "x.chunk(f)": lambda: x.chunk(f),
+        "x.softmax()": lambda: x.softmax(),
+        "x.new_ones(f)": lambda: x.new_ones(f),
+        "x.size('a')": lambda: x.size("a"),
+        "x.requires_grad_(1)": lambda: x.requires_grad_(1),
+        "x.clamp('a')": lambda: x.clamp("a"),
+        "x.clamp(min=x, max=1)": lambda: x.clamp(min=x, max=1),
+        "x.to('cpu', 'a')": lambda: x.to("cpu", "a"),
+        "x.to(float)": lambda: x.to(float),
+        "x.to(np.float32)": lambda: x.to(np.float32),
+        "x.to(device='cpu', zz=1)": lambda: x.to(device="cpu", zz=1),
+        "x.float(1)": lambda: x.float(1),
+        "x.clone(zz=1)": lambda: x.clone(zz=1),
+        "x.numpy(force=1)": lambda: x.cpu().numpy(force=1),
+        "Tensor([f], requires_grad=True)": lambda: T.Tensor([f], requires_grad=True),
+        "Tensor([f], dtype=float32)": lambda: T.Tensor([f], dtype=T.float32),
+        "Tensor(f, 3)": lambda: T.Tensor(f, 3),
+        "Tensor('a')": lambda: T.Tensor("a"),
+    }
+    for label, call in calls.items():
+        record.call(label, call)
 
 
 @scenario(id="values.numpy_ufuncs_on_tensors", rules=["D1", "N1"], topic="values",
