@@ -115,6 +115,51 @@ SIGNATURES = {
         f"(object data, *, {DEVICE} device = None)",
     ),
 }
+# The module's functions (torch.sum(x, ...)): their signatures name the tensor `input`.
+_OUT = "*, Tensor out = None"
+FUNCTIONS = {
+    "sum": (
+        f"(Tensor input, *, {DTYPE} dtype = None)",
+        f"(Tensor input, tuple of ints? dim, bool keepdim = False, *, {DTYPE} dtype = None, "
+        "Tensor out = None)",
+    ),
+    "mean": (
+        f"(Tensor input, *, {DTYPE} dtype = None, Tensor out = None)",
+        f"(Tensor input, tuple of ints? dim, bool keepdim = False, *, {DTYPE} dtype = None, "
+        "Tensor out = None)",
+    ),
+    "max": (
+        f"(Tensor input, {_OUT})",
+        f"(Tensor input, Tensor other, {_OUT})",
+        "(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)",
+    ),
+    "min": (
+        f"(Tensor input, {_OUT})",
+        f"(Tensor input, Tensor other, {_OUT})",
+        "(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)",
+    ),
+    "clamp": (
+        f"(Tensor input, Tensor min = None, Tensor max = None, {_OUT})",
+        f"(Tensor input, Number min = None, Number max = None, {_OUT})",
+    ),
+    **{name: (f"(Tensor input, {_OUT})",) for name in ("exp", "log", "sqrt", "tanh", "abs")},
+    "sigmoid": (f"(Tensor input, {_OUT})",),
+    "relu": ("(Tensor input)",),
+    "argmax": (f"(Tensor input, int dim = None, bool keepdim = False, {_OUT})",),
+    "argmin": (f"(Tensor input, int dim = None, bool keepdim = False, {_OUT})",),
+    "mm": (
+        f"(Tensor input, Tensor mat2, {_OUT})",
+        f"(Tensor input, Tensor mat2, {DTYPE} out_dtype, {_OUT})",
+    ),
+    "dot": (f"(Tensor input, Tensor tensor, {_OUT})",),
+    "maximum": (f"(Tensor input, Tensor other, {_OUT})",),
+    "minimum": (f"(Tensor input, Tensor other, {_OUT})",),
+    "chunk": ("(Tensor input, int chunks, int dim = 0)",),
+    "narrow": (
+        "(Tensor input, int dim, Tensor start, int length)",
+        "(Tensor input, int dim, int start, int length)",
+    ),
+}
 # PyTorch reads a number where these take a Tensor (`t.add(2)`), and NumPy's names of dim
 # and keepdim as aliases.
 _NUMBERS_AS_TENSORS = {"add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_"}
@@ -154,8 +199,9 @@ class _Signature:
 
 
 @functools.cache
-def _signatures(name):
-    return tuple(_Signature(name, text) for text in SIGNATURES[name])
+def _signatures(name, function=False):
+    table = FUNCTIONS if function else SIGNATURES
+    return tuple(_Signature(name, text) for text in table[name])
 
 
 def _is_int(obj):
@@ -301,10 +347,11 @@ def _extra_kwargs(sig, kwargs, nargs):
     return "invalid keyword arguments"
 
 
-def error(name, args, kwargs):
-    """PyTorch's TypeError for `name(*args, **kwargs)` (args without self), or None when one
-    of its signatures takes the call."""
-    sigs = _signatures(name)
+def error(name, args, kwargs, function=False):
+    """PyTorch's TypeError for the method `name(*args, **kwargs)` (args without self), or
+    the module's function (`function`, args with the input), or None when one of its
+    signatures takes the call."""
+    sigs = _signatures(name, function)
     for sig in sigs:
         try:
             bound = _parse(sig, args, kwargs)
@@ -413,28 +460,55 @@ def _ints(args):
     return True
 
 
-def parsed(name, fn):
-    """Tensor method `name` (fn(self, ...)) with PyTorch's argument-parser errors."""
+def parsed(name, fn, function=False):
+    """Tensor method `name` (fn(self, ...)), or the module's function (`function`, whose first
+    argument is the input tensor), with PyTorch's argument-parser errors."""
     strict = name in _STRICT
-    bare_ok = error(name, (), {}) is None  # whether name() alone is a valid call
-    ints_ok = any(error(name, (0,) * n, {}) is None for n in (1, 2, 3))  # whether it takes ints
+    if strict:
+        bare_ok = error(name, (), {}) is None  # whether the method alone is a valid call
+        ints_ok = any(error(name, (0,) * n, {}) is None for n in (1, 2, 3))  # takes ints
 
-    def method(self, *args, **kwargs):
-        if strict and (kwargs or not (ints_ok and _ints(args) if args else bare_ok)):
-            refused = error(name, args, kwargs)
-            if refused is not None:
-                raise refused
-        try:
-            out = fn(self, *args, **kwargs)
-        except (TypeError, ValueError, AttributeError) as exc:
-            refused = error(name, args, kwargs)
-            if refused is None:
-                raise
-            raise refused from exc.__cause__
-        if out is NotImplemented:  # an operand the operator would hand back to Python
-            raise error(name, args, kwargs) or TypeError(f"{name}(): unsupported operand")
-        return out
+    def check_first(args, kwargs):
+        if kwargs or not (ints_ok and _ints(args) if args else bare_ok):
+            return error(name, args, kwargs)
+        return None
 
-    method.__name__ = method.__qualname__ = name
-    method.__wrapped__ = fn
-    return method
+    def refused(args, kwargs):
+        return error(name, args, kwargs, function)
+
+    if function:
+
+        def checked(*args, **kwargs):
+            if strict and check_first(args[1:], kwargs):
+                error_ = refused(args, kwargs)
+                if error_ is not None:
+                    raise error_
+            try:
+                return fn(*args, **kwargs)
+            except (TypeError, ValueError, AttributeError):
+                error_ = refused(args, kwargs)
+                if error_ is None:
+                    raise
+            raise error_ from None
+
+    else:
+
+        def checked(self, *args, **kwargs):
+            if strict:
+                first = check_first(args, kwargs)
+                if first is not None:
+                    raise first
+            try:
+                out = fn(self, *args, **kwargs)
+            except (TypeError, ValueError, AttributeError):
+                error_ = refused(args, kwargs)
+                if error_ is None:
+                    raise
+                raise error_ from None
+            if out is NotImplemented:  # an operand the operator would hand back to Python
+                raise refused(args, kwargs) or TypeError(f"{name}(): unsupported operand")
+            return out
+
+    checked.__name__ = checked.__qualname__ = name
+    checked.__wrapped__ = fn
+    return checked

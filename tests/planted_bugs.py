@@ -639,8 +639,11 @@ def int_division_wraps_the_number(m):
 def python_argument_errors(m):
     """Methods are plain Python functions: a call PyTorch's parser refuses gets Python's or
     NumPy's own error (or a NotImplemented result) instead of the parser's text."""
-    for name in _sub(m, "_signatures").SIGNATURES.keys() - {"new"}:
+    signatures = _sub(m, "_signatures")
+    for name in signatures.SIGNATURES.keys() - {"new"}:
         setattr(m.Tensor, name, getattr(m.Tensor, name).__wrapped__)
+    for name in signatures.FUNCTIONS:
+        setattr(m, name, getattr(m, name).__wrapped__)
 
 
 def detach_in_place_keeps_requires_grad(m):

@@ -904,6 +904,16 @@ def argument_parser_texts(T, record, rng):
         "Tensor([f], dtype=float32)": lambda: T.Tensor([f], dtype=T.float32),
         "Tensor(f, 3)": lambda: T.Tensor(f, 3),
         "Tensor('a')": lambda: T.Tensor("a"),
+        "sum(x, dim='a')": lambda: T.sum(x, dim="a"),
+        "sum(x, 0, 'a')": lambda: T.sum(x, 0, "a"),
+        "max(x, keepdim=True)": lambda: T.max(x, keepdim=True),
+        "min(x, dim=None)": lambda: T.min(x, dim=None),
+        "clamp(x, min=x, max=1)": lambda: T.clamp(x, min=x, max=1),
+        "exp(x, k)": lambda: T.exp(x, k),
+        "exp([f])": lambda: T.exp([f]),
+        "argmax(x, 'a')": lambda: T.argmax(x, "a"),
+        "mm(x)": lambda: T.mm(x),
+        "chunk(x, f)": lambda: T.chunk(x, f),
     }
     for label, call in calls.items():
         record.call(label, call)
