@@ -1,6 +1,7 @@
 """Attach the operations of ops.py to Tensor as methods and operators."""
 
 from . import _dtypes, _signatures, factories, ops
+from ._cnames import builtin_method
 from .ops import quiet_operator
 from .tensor import Tensor, _read_only
 
@@ -133,5 +134,9 @@ for _name, _fn in _METHODS.items():
 for _name in _signatures.SIGNATURES.keys() - {"new"}:
     setattr(Tensor, _name, _signatures.parsed(_name, getattr(Tensor, _name)))
 assert factories  # new_ones and new_zeros are attached there, before they are wrapped
+# The methods a student mistakes for attributes (x.size[0]) are built-in methods to Python,
+# as PyTorch's are.
+for _name in ("size", "dim", "numel", "item", "tolist"):
+    setattr(Tensor, _name, builtin_method(getattr(Tensor, _name)))
 Tensor.T = property(ops.T).setter(_read_only("T"))
 Tensor.__hash__ = object.__hash__  # __eq__ returns a tensor; hashing stays by identity

@@ -612,9 +612,12 @@ def remainder_divisor_gets_no_gradient(m):
 
 def type_names_unqualified(m):
     """Size, dtype and device keep Python's bare class names, so Python's messages say
-    'Size' object is not callable where PyTorch's say 'torch.Size'."""
+    'Size' object is not callable where PyTorch's say 'torch.Size'; size() and the like are
+    Python methods ('method' object is not subscriptable)."""
     for cls in (m.Size, m.dtype, m.device):
         type.__dict__["__name__"].__set__(cls, cls.__qualname__)
+    for name in ("size", "dim", "numel", "item", "tolist"):
+        setattr(m.Tensor, name, getattr(m.Tensor, name))  # the class reads the plain function
 
 
 def ufunc_bool_results_stay_bool(m):

@@ -245,7 +245,8 @@ def sizes_stay_sizes(T, record, rng):
           lecture=f"{LECTURE}#creating-tensors")  # fmt: skip
 def type_names_in_messages(T, record, rng):
     # Python's own messages name Size, dtype and device as PyTorch's C classes are named
-    # (torch.Size), while their __name__ is the bare one.
+    # (torch.Size), while their __name__ is the bare one; size, dim, item... are built-in
+    # methods to Python, as PyTorch's are.
     x = T.tensor(floats(rng, _shape(rng, 2)), device=record.device)
     record.tensor("x", x)
     record.call("x.shape()", lambda: x.shape())
@@ -263,6 +264,11 @@ def type_names_in_messages(T, record, rng):
     record.call("[k] + x.shape", lambda: [k] + x.shape)
     record.call("float(x.shape)", lambda: float(x.shape))
     record.call("x.foo", lambda: x.foo)
+    record.call("x.size[0]", lambda: x.size[0])
+    record.call("x.dim[0]", lambda: x.dim[0])
+    record.call("x.item[0]", lambda: x.item[0])
+    record.call("x.numel + 1", lambda: x.numel + 1)
+    record.call("x.size.__name__", lambda: x.size.__name__)
     for name, obj in (("Tensor", x), ("Size", x.shape), ("dtype", x.dtype), ("device", x.device)):
         record.call(f"type of {name}: names",
                     lambda obj=obj: (type(obj).__name__, type(obj).__qualname__,
