@@ -277,7 +277,9 @@ def _parse(sig, args, kwargs):
             key = param.name if param.name in kwargs else _NUMPY_NAMES.get(param.name)
             present = key in kwargs
             obj = kwargs.get(key)
-        if (not present and param.optional) or (present and obj is None and param.allow_none):
+        if not present and param.optional:
+            pass  # left to its default
+        elif present and obj is None and param.allow_none:
             bound[param.name] = None
         elif not present:
             raise _Refused(_missing_args(sig, i))
@@ -301,6 +303,26 @@ def _parse(sig, args, kwargs):
     if remaining > 0:
         raise _Refused(_extra_kwargs(sig, kwargs, nargs))
     return bound
+
+
+def rebound(name, args, kwargs, function=False):
+    """The call as PyTorch's parser binds it, for an operation that takes its arguments by
+    position: (positional values, keyword-only ones), from the first signature that takes it
+    (view(size=(3, 2)) is view((3, 2)), unsqueeze(axis=0) is unsqueeze(0)); None where none
+    does or a positional parameter before a given one was left to its default."""
+    for sig in _signatures(name, function):
+        try:
+            bound = _parse(sig, args, kwargs)
+        except _Refused:
+            continue
+        positional = [p.name for p in sig.params if not p.keyword_only]
+        while positional and positional[-1] not in bound:
+            positional.pop()
+        if any(n not in bound for n in positional):
+            return None
+        keywords = {p.name: bound[p.name] for p in sig.params if p.keyword_only and p.name in bound}
+        return [bound[n] for n in positional], keywords
+    return None
 
 
 def _unpack_error(sig, bound):
@@ -502,9 +524,12 @@ def parsed(name, fn, function=False):
                 out = fn(self, *args, **kwargs)
             except (TypeError, ValueError, AttributeError):
                 error_ = refused(args, kwargs)
-                if error_ is None:
+                if error_ is not None:
+                    raise error_ from None
+                binding = rebound(name, args, kwargs) if kwargs else None
+                if binding is None or binding == (list(args), kwargs):
                     raise
-                raise error_ from None
+                out = fn(self, *binding[0], **binding[1])  # a keyword PyTorch's parser takes
             if out is NotImplemented:  # an operand the operator would hand back to Python
                 raise refused(args, kwargs) or TypeError(f"{name}(): unsupported operand")
             return out
