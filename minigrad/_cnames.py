@@ -7,6 +7,8 @@ A class defined in Python has its `__name__` as tp_name; `CName` sets that to th
 name and answers `__name__` with the bare one, so both read as PyTorch's.
 """
 
+import functools
+
 from ._messages import LIB
 
 _TYPE_NAME = type.__dict__["__name__"]  # the slot behind __name__ (tp_name for our classes)
@@ -29,27 +31,26 @@ def c_name(cls):
     return f"numpy.{name}" if cls.__module__ == "numpy" else name
 
 
-class _BuiltinMethod:
+class _BuiltinMethod(functools.partial):
     """What a method written in C, bound to an object, is to Python: its type is named
     builtin_function_or_method (`x.size[0]`: "'builtin_function_or_method' object is not
-    subscriptable") and its repr is "<built-in method size of Tensor object at 0x...>"."""
+    subscriptable") and its repr is "<built-in method size of Tensor object at 0x...>".
+    A partial: made and called in C, so binding one costs little."""
 
-    __slots__ = ("_func", "__self__")
+    __slots__ = ()
 
-    def __init__(self, func, obj):
-        self._func, self.__self__ = func, obj
-
-    def __call__(self, *args, **kwargs):
-        return self._func(self.__self__, *args, **kwargs)
+    @property
+    def __self__(self):
+        return self.args[0]
 
     @property
     def __name__(self):
-        return self._func.__name__
+        return self.func.__name__
 
     def __repr__(self):
-        owner = type(self.__self__).__name__
+        obj = self.args[0]
         return (
-            f"<built-in method {self._func.__name__} of {owner} object at {id(self.__self__):#x}>"
+            f"<built-in method {self.func.__name__} of {type(obj).__name__} object at {id(obj):#x}>"
         )
 
 

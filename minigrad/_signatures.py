@@ -472,6 +472,18 @@ _STRICT = {
 }  # fmt: skip
 
 
+_ONE_OBJECT = {"to", "view_as", "expand_as", "type_as"}
+
+
+@functools.cache
+def _one_object():
+    from ._device import device
+    from ._dtypes import dtype
+    from .tensor import Tensor
+
+    return (Tensor, dtype, device, str)
+
+
 def _ints(args):
     """Plain ints, or one tuple of them: the common, valid call."""
     if len(args) == 1 and isinstance(args[0], tuple):
@@ -491,9 +503,15 @@ def parsed(name, fn, function=False):
         ints_ok = any(error(name, (0,) * n, {}) is None for n in (1, 2, 3))  # takes ints
 
     def check_first(args, kwargs):
-        if kwargs or not (ints_ok and _ints(args) if args else bare_ok):
-            return error(name, args, kwargs)
-        return None
+        if not kwargs:
+            if not args:
+                if bare_ok:
+                    return None
+            elif ints_ok and _ints(args):
+                return None
+            elif len(args) == 1 and name in _ONE_OBJECT and isinstance(args[0], _one_object()):
+                return None  # x.to(dtype), x.view_as(t): the common call
+        return error(name, args, kwargs)
 
     def refused(args, kwargs):
         return error(name, args, kwargs, function)
