@@ -212,11 +212,11 @@ def _is_int(obj):
     return isinstance(obj, (int, np.integer)) and not isinstance(obj, (bool, np.bool_))
 
 
-def _is_number(obj, number_tensors=True):
+def _is_number(obj):
     from .tensor import Tensor
 
-    if isinstance(obj, Tensor):
-        return number_tensors and obj.ndim == 0 and not obj.requires_grad
+    if isinstance(obj, Tensor):  # a 0-d tensor outside the graph stands for its number
+        return obj.ndim == 0 and not obj.requires_grad
     return isinstance(obj, (int, float, np.number, np.bool_))
 
 
@@ -248,7 +248,7 @@ def _check(param, obj, name):
     if kind == "str":
         return isinstance(obj, str)
     if kind == DTYPE:
-        return isinstance(obj, dtype) or obj in (float, int, bool)
+        return isinstance(obj, dtype) or obj is float or obj is int or obj is bool
     if kind == DEVICE:
         return isinstance(obj, (device, str)) or _is_int(obj)
     return kind == "object"
