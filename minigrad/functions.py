@@ -161,10 +161,10 @@ class RemainderBackward1(_Binary):
         return self._out(g, gb)
 
 
-class NotImplemented(Node):  # noqa: A001 - PyTorch's name for an op without a derivative
-    """The node of an op PyTorch has no derivative for (`//`, `number % tensor`): recorded
-    like any other, with edges to the inputs that require grad, it fails when backward
-    reaches it."""
+class NoDerivative(Node):
+    """PyTorch's NotImplemented node, of an op it has no derivative for (`//`, `number %
+    tensor`): recorded like any other, with edges to the inputs that require grad, it fails
+    when backward reaches it. (Named apart in Python, where NotImplemented is a builtin.)"""
 
     __slots__ = ("op",)
 
@@ -179,6 +179,9 @@ class NotImplemented(Node):  # noqa: A001 - PyTorch's name for an op without a d
 
     def apply(self, g):
         raise RuntimeError(f"derivative for aten::{self.op} is not implemented")
+
+
+NoDerivative.__name__ = NoDerivative.__qualname__ = "NotImplemented"
 
 
 class PowBackward0(Node):

@@ -1055,7 +1055,7 @@ def _floor_node(ufunc, a, b):
             node.save(self=a, other=b)
         return node
     edges = [x._edge() for x in (a, b) if isinstance(x, Tensor) and x.requires_grad]
-    return F.NotImplemented(edges, "remainder" if ufunc is np.remainder else "floor_divide")
+    return F.NoDerivative(edges, "remainder" if ufunc is np.remainder else "floor_divide")
 
 
 floor_divide = _floor_op(np.floor_divide)
