@@ -26,6 +26,7 @@ from ._dtypes import (
     int32,
     int64,
     long,
+    uint8,
 )
 from ._size import Size
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
@@ -124,6 +125,12 @@ def get_default_device():
 
 
 # The class edition binds the functions its student saved in earlier notebooks (seams/).
+from . import _signatures  # noqa: E402
+
+# The module's functions answer a call PyTorch's parser refuses with its text.
+for _name in _signatures.FUNCTIONS:
+    globals()[_name] = _signatures.parsed(_name, globals()[_name], function=True)
+
 from .seams import load_saved as _load_saved  # noqa: E402
 
 _load_saved()

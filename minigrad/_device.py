@@ -11,6 +11,7 @@ import re
 import numpy as np
 
 from . import _messages as msg
+from ._cnames import CName
 
 _DEVICE_STRING = re.compile(r"([a-zA-Z_]+)(?::([1-9][0-9]*|0))?")
 _standin_enabled = False
@@ -18,7 +19,7 @@ _cupy = None
 _cupy_checked = False
 
 
-class device:
+class device(metaclass=CName):
     __slots__ = ("type", "index")
 
     def __init__(self, type, index=None):  # noqa: A002 - PyTorch's argument name

@@ -9,8 +9,10 @@ import builtins
 
 import numpy as np
 
+from ._cnames import CName
 
-class dtype:
+
+class dtype(metaclass=CName):
     __slots__ = ("name", "np", "is_floating_point", "is_complex", "itemsize", "tensor_type_name")
 
     def __init__(self, name, np_dtype, tensor_type_name):
@@ -38,8 +40,10 @@ float64 = double = dtype("float64", np.float64, "DoubleTensor")
 int32 = int = dtype("int32", np.int32, "IntTensor")
 int64 = long = dtype("int64", np.int64, "LongTensor")
 bool = dtype("bool", np.bool_, "BoolTensor")  # noqa: A001 - PyTorch's name
+# Beyond the subset: what a NumPy ufunc's bool result becomes (PyTorch's __array_wrap__).
+uint8 = dtype("uint8", np.uint8, "ByteTensor")
 
-ALL = (float16, float32, float64, int32, int64, bool)
+ALL = (float16, float32, float64, int32, int64, bool, uint8)
 _BY_NP = {d.np: d for d in ALL}
 _BY_NAME = {d.name: d for d in ALL}
 
@@ -51,6 +55,7 @@ SCALAR_TYPE_NAME = {
     int32: "Int",
     int64: "Long",
     bool: "Bool",
+    uint8: "Byte",
 }
 # Lower-case C++ names used by the grad-assignment message.
 CPP_NAME = {
@@ -60,6 +65,7 @@ CPP_NAME = {
     int32: "int",
     int64: "long int",
     bool: "bool",
+    uint8: "unsigned char",
 }
 
 

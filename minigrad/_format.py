@@ -36,6 +36,7 @@ _NUMPY_DTYPES = {
     "int32": np.int32,
     "int64": np.int64,
     "bool": np.bool_,
+    "uint8": np.uint8,
 }
 # Dtypes a non-empty tensor's repr leaves unnamed. An empty tensor names every dtype but
 # float32, since there are no elements to tell an integer tensor from a float one.

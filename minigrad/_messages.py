@@ -356,20 +356,10 @@ EYE_NEGATIVE = "{} must be greater or equal to 0, got {}"
 LINSPACE_NEGATIVE_STEPS = "number of steps must be non-negative"
 
 
-def clamp_mixed_bounds(got):
-    why = "      didn't match because some of the keywords were incorrect: max, min\n"
-    return (
-        f"clamp() received an invalid combination of arguments - got ({got}, ), but expected "
-        "one of:\n * (Tensor min = None, Tensor max = None)\n"
-        + why
-        + " * (Number min = None, Number max = None)\n"
-        + why
-    )
-
-
 OVERFLOW_LONG_LONG = "Overflow when unpacking long long"
+# A call PyTorch's parser refuses: the method's wrapper (_signatures.parsed) gives the text.
+PARSER_REFUSED = "{}() received an invalid combination of arguments"
 INT_DIVISION_BY_ZERO = "ZeroDivisionError"
-FLOOR_OPS_NO_GRAD = "// and % of a tensor that requires grad are outside minigrad's subset"
 VALUE_OVERFLOW = "value cannot be converted to type {} without overflow"
 ALPHA_FLOAT_INTEGRAL = (
     "For integral input tensors, argument alpha must not be a floating point number."
@@ -474,24 +464,6 @@ def must_be_bool(fn, name, position, value):
     )
 
 
-def reduction_signature(fn, given):
-    """PyTorch's TypeError for an argument combination none of sum's or mean's overloads take."""
-    return (
-        f"{fn}() received an invalid combination of arguments - got ({given}), but expected "
-        f"one of:\n * (*, {LIB}.dtype dtype = None)\n * (tuple of ints dim, bool keepdim = False, "
-        f"*, {LIB}.dtype dtype = None)\n"
-    )
-
-
-def extreme_signature(fn, given, keyword):
-    return (
-        f"{fn}() received an invalid combination of arguments - got ({given}, ), but expected "
-        f"one of:\n * ()\n      didn't match because some of the keywords were incorrect: "
-        f"{keyword}\n * (Tensor other)\n      didn't match because some of the keywords were "
-        f"incorrect: {keyword}\n * (int dim, bool keepdim = False)\n"
-    )
-
-
 def permute_length(ndim, given):
     return (
         "permute(sparse_coo): number of dimensions in the tensor input does not match the length "
@@ -582,8 +554,9 @@ SPECIFY_DIM = " Specify the reduction dim with the 'dim' argument."
 
 def type_name(value):
     """A value's type as PyTorch's C++ code names it (`int`, `Tensor`, `numpy.ndarray`)."""
-    cls = type(value)
-    return f"numpy.{cls.__name__}" if cls.__module__ == "numpy" else cls.__name__
+    from ._cnames import c_name
+
+    return c_name(type(value))
 
 
 def arg_type(fn, name, position, expected, value):

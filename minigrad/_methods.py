@@ -1,6 +1,7 @@
 """Attach the operations of ops.py to Tensor as methods and operators."""
 
-from . import _dtypes, ops
+from . import _dtypes, _signatures, factories, ops
+from ._cnames import builtin_method
 from .ops import quiet_operator
 from .tensor import Tensor, _read_only
 
@@ -74,7 +75,7 @@ _METHODS = {
     "__le__": ops.le,
     "__gt__": ops.gt,
     "__ge__": ops.ge,
-    "__eq__": ops.eq,
+    "__eq__": ops.eq_operator,
     "__ne__": ops.ne,
     # reductions
     "sum": ops.sum,
@@ -128,5 +129,14 @@ _METHODS = {
 
 for _name, _fn in _METHODS.items():
     setattr(Tensor, _name, _fn)
+# Named methods answer a call PyTorch's parser refuses with its text (operators stay as they
+# are: they hand an operand they cannot read back to Python).
+for _name in _signatures.SIGNATURES.keys() - {"new"}:
+    setattr(Tensor, _name, _signatures.parsed(_name, getattr(Tensor, _name)))
+assert factories  # new_ones and new_zeros are attached there, before they are wrapped
+# The methods a student mistakes for attributes (x.size[0]) are built-in methods to Python,
+# as PyTorch's are.
+for _name in ("size", "dim", "numel", "item", "tolist"):
+    setattr(Tensor, _name, builtin_method(getattr(Tensor, _name)))
 Tensor.T = property(ops.T).setter(_read_only("T"))
 Tensor.__hash__ = object.__hash__  # __eq__ returns a tensor; hashing stays by identity

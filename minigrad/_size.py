@@ -2,12 +2,11 @@
 
 import math
 
+from ._cnames import CName, c_name
 from ._messages import LIB
 
 
-class Size(tuple):
-    __module__ = LIB  # shown as minigrad.Size, as PyTorch shows torch.Size
-
+class Size(tuple, metaclass=CName):
     def __repr__(self):
         return f"{LIB}.Size({list(self)})"
 
@@ -22,8 +21,9 @@ class Size(tuple):
         return Size(out) if isinstance(index, slice) else out
 
     def __add__(self, other):
-        out = tuple.__add__(self, other)
-        return out if out is NotImplemented else Size(out)
+        if not isinstance(other, tuple):
+            raise TypeError(f"can only concatenate tuple (not {c_name(type(other))}) to {LIB}.Size")
+        return Size(tuple.__add__(self, other))
 
     def __radd__(self, other):
         if not isinstance(other, tuple):

@@ -8,7 +8,7 @@ import builtins
 
 import numpy as np
 
-from . import _dtypes, _ranges, ops
+from . import _dtypes, _ranges, _signatures, ops
 from . import _messages as msg
 from . import random as random_values
 from ._device import canonical, to_device_array
@@ -102,16 +102,21 @@ def _values_tensor(data, dtype, device, requires_grad):
     try:
         arr = np.array(data, dtype=target.np)
     except OverflowError:  # PyTorch reads every Python int as a C long long first
-        if _int_beyond_int64(data):
+        if _any_value(data, lambda v: v.__class__ is builtins.int and not -(2**63) <= v < 2**63):
             raise ValueError(msg.OVERFLOW_LONG_LONG) from None
         raise RuntimeError(msg.VALUE_OVERFLOW.format(target.name)) from None
+    except ValueError:  # NumPy's text for a NaN given an integer dtype
+        if _any_value(data, lambda v: isinstance(v, builtins.float) and v != v):
+            raise RuntimeError(msg.VALUE_OVERFLOW.format(target.name)) from None
+        raise
     return _finish(arr, device, target, requires_grad)
 
 
-def _int_beyond_int64(values):
+def _any_value(values, test):
+    """Whether test(v) holds for a number in nested lists and tuples."""
     if isinstance(values, (list, tuple)):
-        return builtins.any(_int_beyond_int64(v) for v in values)
-    return isinstance(values, builtins.int) and not -(2**63) <= values < 2**63
+        return builtins.any(_any_value(v, test) for v in values)
+    return test(values)
 
 
 def _check_ragged(data):
@@ -230,7 +235,7 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
         raise TypeError(msg.FULL_FILL_NOT_NUMBER.format(msg.type_name(fill_value)))
     if dtype is None:
         dtype = _scalars_dtype(fill_value)
-    fill_value = ops._checked_scalar(fill_value, dtype, half=False)
+    fill_value = ops._checked_scalar(fill_value, dtype)
     if not isinstance(size, (tuple, list)):  # full takes a sequence, never a bare int
         raise TypeError(msg.FACTORY_SIZE_TYPE.format("full", msg.type_name(size)))
     return _filled(fill_value, (size,), dtype, device, requires_grad, "full")
@@ -395,9 +400,9 @@ Tensor.new_zeros = _new_filled(0, "new_zeros")
 def legacy_construct(cls, dtype, args, kwargs, typed=False):
     """`Tensor(...)`/`FloatTensor(...)`: from data, from a size, or an alias of a tensor
     (`typed`: a typed constructor such as FloatTensor aliases only a tensor of its dtype)."""
-    device = kwargs.pop("device", None)
-    if kwargs:
-        raise TypeError(f"new() received an invalid combination of arguments: {kwargs}")
+    if kwargs.keys() - {"device"}:
+        raise _signatures.error("new", args, kwargs)
+    device = kwargs.get("device")
     if len(args) == 1 and isinstance(args[0], Tensor):
         if typed and args[0].dtype is not dtype:
             raise TypeError(msg.legacy_options_mismatch(dtype, args[0].dtype, args[0].device))
@@ -413,7 +418,10 @@ def legacy_construct(cls, dtype, args, kwargs, typed=False):
         return _finish(args[0].astype(dtype.np, copy=True), device, dtype, False)
     if not args:
         return _finish(np.zeros((0,), dtype=dtype.np), device, dtype, False)
-    raise TypeError(f"new() received an invalid combination of arguments: {args}")
+    refused = _signatures.error("new", args, kwargs)
+    if refused is None and isinstance(args[0], str):  # `object data` took it, then its type
+        refused = TypeError(f"new(): invalid data type '{msg.type_name(args[0])}'")
+    raise refused or TypeError(msg.LEGACY_NOT_SEQUENCE.format(msg.type_name(args[0])))
 
 
 def _alias(src):

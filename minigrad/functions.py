@@ -139,6 +139,51 @@ class DivBackward0(_Binary):
         return self._out(ga, gb)
 
 
+class RemainderBackward0(Node):
+    """`tensor % number`: the remainder moves with the dividend, slope 1."""
+
+    def apply(self, g):
+        return (g,)
+
+
+class RemainderBackward1(_Binary):
+    """`a % b` of tensors: d/db (a - b * floor(a / b)) is -floor(a / b)."""
+
+    declared_saved = ("self", "other")
+
+    def apply(self, g):
+        gb = None
+        if self._next_nodes[1] is not None:
+            s = self.unpack()
+            xp = array_module(g)
+            a, b = xp.asarray(s["self"], g.dtype), xp.asarray(s["other"], g.dtype)
+            gb = -g * xp.floor_divide(a, b)
+        return self._out(g, gb)
+
+
+class NoDerivative(Node):
+    """PyTorch's NotImplemented node, of an op it has no derivative for (`//`, `number %
+    tensor`): recorded like any other, with edges to the inputs that require grad, it fails
+    when backward reaches it. (Named apart in Python, where NotImplemented is a builtin.)"""
+
+    __slots__ = ("op",)
+
+    def __init__(self, edges, op):
+        super().__init__(edges)
+        self.op = op
+
+    def name(self):
+        from ._messages import LIB
+
+        return f"{LIB}::autograd::NotImplemented"
+
+    def apply(self, g):
+        raise RuntimeError(f"derivative for aten::{self.op} is not implemented")
+
+
+NoDerivative.__name__ = NoDerivative.__qualname__ = "NotImplemented"
+
+
 class PowBackward0(Node):
     """tensor ** scalar."""
 

@@ -106,12 +106,17 @@ def _prepare(a, b):
         else:
             dtype = _dtypes.result_type(a, b)
         if b.__class__ is int:
-            if (1 << 63) <= b < (1 << 64) and a._dtype is _dtypes.bool:
-                raise RuntimeError(msg.promotion_unsigned("Bool", "UInt64"))  # a uint64 Scalar
+            _refuse_uint64_with_bool(a._dtype, b)
             b = _int_scalar(b, dtype)
     else:
         return NotImplemented
     return dtype, device, _as_operand(a, dtype, device), _as_operand(b, dtype, device)
+
+
+def _refuse_uint64_with_bool(dtype, v):
+    """An int from 2**63 up is a uint64 Scalar to PyTorch, which will not promote with bool."""
+    if dtype is _dtypes.bool and v.__class__ is int and (1 << 63) <= v < (1 << 64):
+        raise RuntimeError(msg.promotion_unsigned("Bool", "UInt64"))
 
 
 def _int_scalar(v, dtype):
@@ -124,13 +129,14 @@ def _int_scalar(v, dtype):
         return v
     bits = dtype.itemsize * 8
     v &= (1 << bits) - 1
-    return v - (1 << bits) if v >> (bits - 1) else v
+    return v - (1 << bits) if v >> (bits - 1) and dtype.is_signed else v
 
 
 # The C++ type names PyTorch's checked conversion of a Scalar argument prints.
 _CHECKED_NAME = {
     _dtypes.int32: "int",
     _dtypes.int64: "int64_t",
+    _dtypes.uint8: "uint8_t",
     _dtypes.float16: "c10::Half",
     _dtypes.float32: "float",
     _dtypes.float64: "double",
@@ -141,7 +147,10 @@ def _checked_scalar(v, dtype, half=True):
     """A Python number argument (fill_, clamp, full, pow, alpha, where, __setitem__) converted
     to `dtype` as PyTorch does: read as a Scalar (OverflowError past uint64 or below int64),
     then refused if the dtype cannot hold it. bool holds anything; float16 is checked only by
-    the ops that pass `half` (full, where and __setitem__ let it become inf)."""
+    the ops that pass `half` (where and __setitem__ let it become inf). A NumPy number counts
+    as the Python number it holds."""
+    if isinstance(v, (np.floating, np.integer)):  # PyTorch reads a NumPy number as Python's
+        v = v.item()
     cls = v.__class__
     if cls is builtins.int:
         _int_scalar(v, _dtypes.float64)
@@ -241,10 +250,10 @@ def _refuse_bool_sub(self, other):
         if isinstance(other, Tensor)
         else isinstance(other, builtins.bool)
     )
-    if a and b:
-        raise RuntimeError(msg.BOOL_SUBTRACTION_TWO)
     if a or b:
-        raise RuntimeError(msg.BOOL_SUBTRACTION)
+        if other.__class__ is builtins.int:
+            _int_scalar(other, _dtypes.float64)  # the number is read (OverflowError) first
+        raise RuntimeError(msg.BOOL_SUBTRACTION_TWO if a and b else msg.BOOL_SUBTRACTION)
 
 
 def sub(self, other, *, alpha=1):
@@ -311,7 +320,8 @@ def div(self, other):
     if not dtype.is_floating_point:  # true division of integers gives the default float
         dtype = _dtypes.float32
         a = a.astype(dtype.np) if hasattr(a, "astype") else a
-        b = b.astype(dtype.np) if hasattr(b, "astype") else b
+        # a Python int divides as a number (int32 / 2**40 is tiny, not x / 0 after wrapping)
+        b = b.astype(dtype.np) if hasattr(b, "astype") else other
     data = a / b if isinstance(other, Tensor) else F.with_number(operator.truediv, a, b)
     data = _arr(data, dtype)
     save = {}
@@ -352,11 +362,13 @@ def pow(self, exponent):  # noqa: A001 - PyTorch's name
     checked = exponent
     if checked.__class__ is int and not self._dtype.is_floating_point:
         _checked_scalar(checked, _dtypes.int64)  # an integer tensor reads it as int64 first
+        if checked < 0 and self._dtype is not _dtypes.bool:
+            raise RuntimeError(msg.INT_NEGATIVE_POWER)
     p = _prepare(self, exponent)
     if p is NotImplemented:
         return p
     dtype, device, a, exponent = p  # a NumPy number as exponent is now a Python one
-    if checked.__class__ is int:
+    if checked.__class__ is int or dtype is _dtypes.float16:  # half's kernel reads it as half
         _checked_scalar(checked, dtype)
     data = _arr(_power(a, exponent, dtype), dtype)
     node = None
@@ -481,8 +493,7 @@ def _clamp_overload(min, max):  # noqa: A002
     if given and builtins.all(isinstance(b, Tensor) for b in given):
         return "tensor"
     if builtins.any(isinstance(b, Tensor) and b.ndim > 0 for b in given):
-        got = ", ".join(f"{k}={msg.type_name(v)}" for k, v in (("max", max), ("min", min)))
-        raise TypeError(msg.clamp_mixed_bounds(got))
+        raise TypeError(msg.PARSER_REFUSED.format("clamp"))
     return "number"
 
 
@@ -520,16 +531,29 @@ def clamp(self, min=None, max=None):  # noqa: A002
     if _clamp_overload(min, max) == "tensor":
         return _clamp_tensors(self, min, max)
     min, max = (b.item() if isinstance(b, Tensor) else b for b in (min, max))
+    for b in (min, max):
+        _refuse_uint64_with_bool(self._dtype, b)
     dtype = _dtypes.result_type(self, *(b for b in (min, max) if b is not None))
+    if dtype is _dtypes.bool:  # PyTorch has no bool clamp kernel
+        kernel = (
+            "clamp"
+            if min is not None and max is not None
+            else "clamp_min"
+            if max is None
+            else "clamp_max"
+        )
+        raise NotImplementedError(
+            msg.not_implemented_for(f"{kernel}_scalar_{self._device.type}", dtype)
+        )
     min, max = (b if b is None else _checked_scalar(b, dtype) for b in (min, max))
     if dtype is not self._dtype:  # an integer tensor clamped to float bounds
         return clamp(to(self, dtype), min, max)
     data, xp = self._data, self._xp
-    # PyTorch keeps x unless it lies beyond a bound: -0.0 and NaN pass unchanged
-    if min is not None:
-        data = xp.where(data < min, data.dtype.type(min), data)
-    if max is not None:
-        data = xp.where(data > max, data.dtype.type(max), data)
+    # PyTorch keeps x unless it lies beyond a bound: -0.0 and NaN pass unchanged; a NaN
+    # bound makes every element NaN
+    for bound, beyond in ((min, xp.less), (max, xp.greater)):
+        if bound is not None:
+            data = xp.where(beyond(data, bound) | (bound != bound), data.dtype.type(bound), data)
     return _unary(F.ClampBackward1, self, data, save_self=True, lo=min, hi=max)
 
 
@@ -569,6 +593,16 @@ eq = _compare(np.equal)
 ne = _compare(np.not_equal)
 
 
+def eq_operator(self, other):
+    """`t == array`: PyTorch's __eq__, alone among the operators, reads a NumPy array as a
+    tensor of its dtype (`!=`, `<` and eq() refuse one)."""
+    if isinstance(other, np.ndarray):
+        from .factories import as_tensor
+
+        other = as_tensor(other)
+    return eq(self, other)
+
+
 # -- reductions ----------------------------------------------------------------------------
 
 
@@ -581,7 +615,7 @@ def _dims(name, dim, ndim):
         return tuple(range(ndim))
     dims = dim if isinstance(dim, (list, tuple)) else (dim,)
     if not builtins.all(isinstance(d, (builtins.int, np.integer)) for d in dims):
-        raise TypeError(msg.reduction_signature(name, type(dim).__name__))
+        raise TypeError(msg.PARSER_REFUSED.format(name))
     dims = [wrap_dim(d, ndim) for d in dims]
     for d in dims:
         if dims.count(d) > 1:
@@ -593,7 +627,7 @@ def _reduction_args(name, dim, keepdim):
     """dim (_ALL for the full-reduction overload) and keepdim, refused as PyTorch refuses."""
     if dim is _ALL:
         if keepdim is not _ALL:
-            raise TypeError(msg.reduction_signature(name, "keepdim=bool, "))
+            raise TypeError(msg.PARSER_REFUSED.format(name))
         return _ALL, False
     keepdim = False if keepdim is _ALL else keepdim
     if not isinstance(keepdim, builtins.bool):
@@ -670,12 +704,12 @@ def _unary_shape(node_cls, self, data, **kw):
 def _extreme(self, name, dim, keepdim, pick, arg, full_node, dim_node, result_type):
     if isinstance(dim, Tensor):  # torch.max(a, b): elementwise
         if keepdim is not _ALL:
-            raise TypeError(msg.extreme_signature(name, "Tensor, keepdim=bool", "keepdim"))
+            raise TypeError(msg.PARSER_REFUSED.format(name))
         return (maximum if name == "max" else minimum)(self, dim)
     data = self._data
     if dim is _ALL:
         if keepdim is not _ALL:
-            raise TypeError(msg.extreme_signature(name, "keepdim=bool", "keepdim"))
+            raise TypeError(msg.PARSER_REFUSED.format(name))
         if data.size == 0:
             raise RuntimeError(msg.reduce_empty(name) + msg.SPECIFY_DIM)
         out = Tensor._make(_arr(pick(data), self._dtype), self._device)
@@ -686,7 +720,7 @@ def _extreme(self, name, dim, keepdim, pick, arg, full_node, dim_node, result_ty
             out._grad_fn = node
         return out
     if dim is None:
-        raise TypeError(msg.extreme_signature(name, "dim=NoneType", "dim"))
+        raise TypeError(msg.PARSER_REFUSED.format(name))
     keepdim = False if keepdim is _ALL else keepdim
     if not isinstance(keepdim, builtins.bool):
         raise TypeError(msg.must_be_bool(name, "keepdim", 2, keepdim))
@@ -947,12 +981,13 @@ def _parse_to(args, kwargs):
     from ._device import canonical, device
 
     dev = dtype = None
-    copy = bool(kwargs.get("copy", False))
+    flags = [a for a in args if isinstance(a, builtins.bool)]  # non_blocking, then copy
+    copy = bool(kwargs.get("copy", False)) or (len(flags) > 1 and flags[1])
     for a in list(args) + [kwargs.get("device"), kwargs.get("dtype")]:
-        if a is None:
+        if a is None or isinstance(a, builtins.bool):
             continue
-        if isinstance(a, _dtypes.dtype):
-            dtype = a
+        if isinstance(a, (_dtypes.dtype, type)):  # Python's float, int and bool name dtypes
+            dtype = _dtypes.argument("to", a)
         elif isinstance(a, (str, device)):
             d = a if isinstance(a, device) else device(a)
             dev = canonical(d)
@@ -983,9 +1018,8 @@ def cuda(self, device=None, non_blocking=False):
 
 def _floor_op(ufunc, reflected=False):
     """`//` and `%` (PyTorch's floor_divide and remainder: Python's rounding and signs).
-    An integer division by zero raises PyTorch's text; float ones give inf or nan. Their
-    gradients (NotImplemented, RemainderBackward0) are not part of minigrad: a float operand
-    that requires grad is refused rather than answered without a graph."""
+    An integer division by zero raises PyTorch's text; float ones give inf or nan. The graph
+    is PyTorch's: see _floor_node."""
 
     def op(self, other):
         p = _prepare(self, other)
@@ -994,14 +1028,34 @@ def _floor_op(ufunc, reflected=False):
         dtype, device, a, b = p
         if reflected:
             a, b = b, a
+        if dtype is _dtypes.bool:  # PyTorch has no bool kernel for either
+            kernel = "remainder" if ufunc is np.remainder else "div_floor"
+            raise NotImplementedError(msg.not_implemented_for(f"{kernel}_{device.type}", dtype))
         if not dtype.is_floating_point:
             if self._xp.any(self._xp.asarray(b) == 0):
                 raise RuntimeError(msg.INT_DIVISION_BY_ZERO)
-        elif _needs_grad(self, other):
-            raise NotImplementedError(msg.FLOOR_OPS_NO_GRAD)
-        return Tensor._make(_arr(ufunc(a, b), dtype), device, dtype)
+        out = Tensor._make(_arr(ufunc(a, b), dtype), device, dtype)
+        if dtype.is_floating_point and _needs_grad(self, other):
+            first, second = (other, self) if reflected else (self, other)
+            out._grad_fn = _floor_node(ufunc, first, second)
+        return out
 
     return op
+
+
+def _floor_node(ufunc, a, b):
+    """Only `tensor % tensor` (RemainderBackward1) and `tensor % number` (RemainderBackward0)
+    have a derivative in PyTorch; `//` and `number % tensor` record a NotImplemented node with
+    edges to the inputs that require grad, which fails when backward reaches it."""
+    if ufunc is np.remainder and isinstance(a, Tensor):
+        if not isinstance(b, Tensor):
+            return F.RemainderBackward0((a._edge(),))
+        node = F.RemainderBackward1((_edge(a), _edge(b)), _meta(a), _meta(b))
+        if b.requires_grad:
+            node.save(self=a, other=b)
+        return node
+    edges = [x._edge() for x in (a, b) if isinstance(x, Tensor) and x.requires_grad]
+    return F.NoDerivative(edges, "remainder" if ufunc is np.remainder else "floor_divide")
 
 
 floor_divide = _floor_op(np.floor_divide)
@@ -1747,6 +1801,9 @@ def where(condition, input, other):  # noqa: A002
     ref = input if isinstance(input, Tensor) else other
     if not isinstance(ref, Tensor):
         ref = condition
+    for t in (input, other):
+        if isinstance(t, Tensor):
+            _refuse_uint64_with_bool(t._dtype, other if t is input else input)
     dtype = _dtypes.result_type(*(x for x in (input, other)))
     input, other = (_checked_scalar(x, dtype, half=False) for x in (input, other))
     a = _as_operand(input, dtype, ref._device)
@@ -1964,6 +2021,7 @@ def _out_variant(name, compute, out, inputs):
 
 def add_out(input, other, *, alpha=1, out=None):  # noqa: A002
     """torch.add(input, other, alpha=, out=); a number as `input` joins the tensor `other`."""
+    _other_readable("add", other)
     if isinstance(input, Tensor):
         return _out_variant("add", lambda: add(input, other, alpha=alpha), out, (input, other))
     if not isinstance(other, Tensor):
@@ -1975,7 +2033,15 @@ def add_out(input, other, *, alpha=1, out=None):  # noqa: A002
     return _out_variant("add", compute, out, (input, other))
 
 
+def _other_readable(name, other):
+    """torch.add(t, array) and the like: PyTorch's parser refuses what the operator would
+    hand back to Python."""
+    if not isinstance(other, (Tensor, *_SCALARS)):
+        raise TypeError(msg.arg_type(name, "other", 2, "Tensor", other))
+
+
 def mul_out(input, other, *, out=None):  # noqa: A002
+    _other_readable("mul", other)
     if not isinstance(input, Tensor):
         if not isinstance(other, Tensor):
             raise TypeError(msg.arg_type("mul", "input", 1, "Tensor", input))

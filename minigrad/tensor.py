@@ -61,6 +61,7 @@ def _bool_argument(args, kwargs):
 
 
 class Tensor:
+    __module__ = msg.LIB  # <class 'minigrad.Tensor'>, as PyTorch's is torch.Tensor
     # Per-tensor fields every op sets live in slots; the rarely changed ones default at class
     # level (set per instance only when they change), which keeps creating a tensor cheap.
     __slots__ = (
@@ -410,10 +411,10 @@ class Tensor:
     def __array_wrap__(self, array):
         # A NumPy ufunc's result comes back as a tensor sharing its memory (np.exp(t) is a
         # tensor), as PyTorch's one-argument __array_wrap__ does; NumPy 2 warns about that
-        # signature for both. (PyTorch turns a bool result into uint8, outside the subset.)
+        # signature for both. A bool result becomes uint8 (np.isnan(t)), as in PyTorch.
         from .factories import from_numpy
 
-        return from_numpy(array)
+        return from_numpy(array.astype(np.uint8) if array.dtype == np.bool_ else array)
 
     def __reduce_ex__(self, protocol):
         return (_rebuild, (self.detach().cpu().numpy().copy(), self.requires_grad))

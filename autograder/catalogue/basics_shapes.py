@@ -241,6 +241,40 @@ def sizes_stay_sizes(T, record, rng):
     record.call("tensor([list, number])", lambda: T.tensor([floats(rng, 2), scalar(rng)]))
 
 
+@scenario(id="basics.type_names_in_messages", rules=["N3"], topic="basics",
+          lecture=f"{LECTURE}#creating-tensors")  # fmt: skip
+def type_names_in_messages(T, record, rng):
+    # Python's own messages name Size, dtype and device as PyTorch's C classes are named
+    # (torch.Size), while their __name__ is the bare one; size, dim, item... are built-in
+    # methods to Python, as PyTorch's are.
+    x = T.tensor(floats(rng, _shape(rng, 2)), device=record.device)
+    record.tensor("x", x)
+    record.call("x.shape()", lambda: x.shape())
+    record.call("x.size()()", lambda: x.size()())
+    record.call("x.dtype()", lambda: x.dtype())
+    record.call("x.device()", lambda: x.device())
+    record.call("x.shape.foo", lambda: x.shape.foo)
+    record.call("x.dtype.foo", lambda: x.dtype.foo)
+    record.call("len(x.dtype)", lambda: len(x.dtype))
+    record.call("x.device[0]", lambda: x.device[0])
+    record.call("x.dtype < x.dtype", lambda: x.dtype < x.dtype)
+    k = int(rng.integers(1, 4))
+    record.call("x.shape + k", lambda: x.shape + k)
+    record.call("x.shape + [k]", lambda: x.shape + [k])
+    record.call("[k] + x.shape", lambda: [k] + x.shape)
+    record.call("float(x.shape)", lambda: float(x.shape))
+    record.call("x.foo", lambda: x.foo)
+    record.call("x.size[0]", lambda: x.size[0])
+    record.call("x.dim[0]", lambda: x.dim[0])
+    record.call("x.item[0]", lambda: x.item[0])
+    record.call("x.numel + 1", lambda: x.numel + 1)
+    record.call("x.size.__name__", lambda: x.size.__name__)
+    for name, obj in (("Tensor", x), ("Size", x.shape), ("dtype", x.dtype), ("device", x.device)):
+        record.call(f"type of {name}: names",
+                    lambda obj=obj: (type(obj).__name__, type(obj).__qualname__,
+                                     str(type(obj))))  # fmt: skip
+
+
 @scenario(id="basics.writes_through_expand", rules=["I5", "N1"], topic="basics",
           lecture=f"{LECTURE}#indexing-and-views")  # fmt: skip
 def writes_through_expand(T, record, rng):

@@ -613,6 +613,54 @@ def scalar_arguments_checked_against_the_dtype(T, record, rng):
     record.call("float32 - -(2**63) - 1", lambda: x - (-(2**63) - 1))
 
 
+@scenario(
+    id="values.half_and_bool_with_numbers_out_of_range",
+    rules=["N1", "N2"],
+    topic="values",
+    lecture="course/01_tensors_memory.ipynb#dtypes-and-promotion",
+)
+def half_and_bool_with_numbers_out_of_range(T, record, rng):
+    # float16 arithmetic computes in float and rounds once (inf), while the ops that convert
+    # the number to half (fill_, full, clamp, pow) refuse it; NumPy numbers count as the
+    # Python numbers they hold. bool promotes, refuses a uint64 number, and reads it first.
+    # Integer true division divides by the number itself; a NaN bound makes clamp NaN.
+    dev = record.device
+    n = int(rng.integers(2, 4))
+    h = T.tensor(floats(rng, (n,), 1, 3), dtype=T.float16, device=dev)
+    for v in (float(rng.uniform(7e4, 1e6)), int(rng.integers(70000, 10**6)), 2**40, 1e40):
+        for label, x in ((repr(v), v), (f"np.float64({v!r})", np.float64(v))):
+            record.call(f"half + {label}", lambda x=x: h + x)
+            record.call(f"half * {label}", lambda x=x: h * x)
+            record.call(f"half ** {label}", lambda x=x: h**x)
+            record.call(f"half.fill_({label})", lambda x=x: h.clone().fill_(x))
+            record.call(f"full({label}, half)", lambda x=x: T.full((n,), x, dtype=T.float16))
+            record.call(f"half.clamp(max={label})", lambda x=x: h.clamp(max=x))
+            record.call(f"where(c, half, {label})", lambda x=x: T.where(h > 2, h, x))
+            record.call(f"half[0] = {label}", lambda x=x: h.clone().__setitem__(0, x))
+            record.call(f"tensor([{label}], half)", lambda x=x: T.tensor([x], dtype=T.float16))
+    b = T.tensor([bool(i) for i in rng.integers(0, 2, size=n)], device=dev)
+    for v in (2**40, 2**63 + int(rng.integers(0, 4)), 2**64, 1e40):
+        record.call(f"bool + {v!r}", lambda v=v: b + v)
+        record.call(f"bool - {v!r}", lambda v=v: b - v)
+        record.call(f"{v!r} - bool", lambda v=v: v - b)
+        record.call(f"bool.clamp(max={v!r})", lambda v=v: b.clamp(max=v))
+        record.call(f"where(c, bool, {v!r})", lambda v=v: T.where(b, b, v))
+    record.call("bool.clamp(min=True)", lambda: b.clamp(min=True))
+    record.call("bool.clamp(False, True)", lambda: b.clamp(False, True))
+    i = T.tensor(ints(rng, (n,), 1, 9), device=dev)
+    for name, dtype in (("int32", T.int32), ("int64", T.int64)):
+        for v in (2**31 + int(rng.integers(0, 4)), 2**40, 2**63, -(2**63)):
+            record.call(f"{name} / {v}", lambda dtype=dtype, v=v: i.to(dtype) / v)
+            record.call(f"{name} ** {-v}", lambda dtype=dtype, v=v: i.to(dtype) ** -v)
+        record.call(f"tensor([nan], {name})",
+                    lambda dtype=dtype: T.tensor([float("nan")], dtype=dtype))  # fmt: skip
+    x = T.tensor(floats(rng, (n,), -2, 2), requires_grad=True, device=dev)
+    y = record.call("x.clamp(max=nan)", lambda: x.clamp(max=float("nan")))
+    record.call("its backward", lambda: y.sum().backward())
+    record.grad("x.grad through a NaN bound", x)
+    record.call("int.clamp(min=nan)", lambda: i.clamp(min=float("nan")))
+
+
 # -- // and % on integer tensors (N1) ----------------------------------------------------------
 
 
@@ -650,6 +698,57 @@ def floor_divide_and_remainder(T, record, rng):
     record.call("x // 0", lambda: x // 0)
 
 
+@scenario(
+    id="values.floor_divide_and_remainder_gradients",
+    rules=["L2", "N1"],
+    topic="values",
+    lecture="course/01_tensors_memory.ipynb#dtypes-and-promotion",
+)
+def floor_divide_and_remainder_gradients(T, record, rng):
+    # % has a derivative (1 for the dividend, -floor(a / b) for a tensor divisor); // and
+    # `number % tensor` have none: PyTorch records a NotImplemented node that fails at backward.
+    dev = record.device
+    n = int(rng.integers(2, 5))
+    x = T.tensor(floats(rng, (n,), -6, 6), requires_grad=True, device=dev)
+    signs = rng.choice([-1.0, 1.0], size=n).tolist()
+    y = T.tensor([v * s for v, s in zip(floats(rng, (n,), 1, 3), signs)], requires_grad=True,
+                 device=dev)  # fmt: skip
+    w = T.tensor(floats(rng, (n,), -2, 2), device=dev)
+    k = scalar(rng, 1.5, 3.0)
+    r = record.call("x % k", lambda: x % k)
+    record.call("(x % k) backward", lambda: (r * w).sum().backward())
+    record.grad("x.grad through x % k", x)
+    x.grad = None
+    r = record.call("x % y", lambda: x % y)
+    record.call("(x % y) backward", lambda: (r * w).sum().backward())
+    record.grad("x.grad through x % y", x)
+    record.grad("y.grad through x % y", y)
+    x.grad = y.grad = None
+    r = record.call("x % y.detach()", lambda: x % y.detach())
+    record.value("saved other when y needs no grad", r.grad_fn._saved_other)
+    ints_ = T.tensor([v if v else 2 for v in ints(rng, (n,), -9, 10)], device=dev)
+    r = record.call("int tensor % y", lambda: ints_ % y)
+    record.call("(int % y) backward", lambda: (r * w).sum().backward())
+    record.grad("y.grad through int % y", y)
+    for label, f in (("x // k", lambda: x // k), ("x // y", lambda: x // y),
+                     ("k // x", lambda: k // x), ("k % x", lambda: k % x),
+                     ("x.detach() // y", lambda: x.detach() // y)):  # fmt: skip
+        out = record.call(label, f)
+        if out is not None and out.grad_fn is not None:
+            record.value(f"{label}: grad_fn.name()", out.grad_fn.name())
+            record.value(f"{label}: edges", len(out.grad_fn.next_functions))
+            record.call(f"{label}: backward", lambda out=out: out.sum().backward())
+    h = x * 1
+    r = h % y
+    record.call("h.add_(1) after h % y", lambda: h.add_(1))
+    record.call("backward through the stale h", lambda: r.sum().backward())
+    b = T.tensor([True, False], device=dev)
+    record.call("bool % bool", lambda: b % b)
+    record.call("bool // True", lambda: b // True)
+    with T.no_grad():
+        record.call("x // k under no_grad", lambda: x // k)
+
+
 # -- arguments as PyTorch's parser reads them: device strings, dtypes, axis= -----------------
 
 
@@ -685,6 +784,144 @@ def device_strings_and_dtype_arguments(T, record, rng):
             record.call(both, lambda r=reduction: getattr(x, r)(1, keepdim=True, keepdims=True))
         record.call(f"x.{reduction}(1, keepdims=True)",
                     lambda r=reduction: getattr(x, r)(1, keepdims=True))  # fmt: skip
+
+
+@scenario(id="values.tensors_meet_numpy_arrays", rules=["D1", "N1", "N2"], topic="values",
+          lecture=f"{NUMPY}#numpy-has-no-graph", devices=("cpu",))  # fmt: skip
+def tensors_meet_numpy_arrays(T, record, rng):
+    # An operator NumPy answers goes through its ufunc (the tensor read by __array__, the
+    # result wrapped back as a tensor, a bool one as uint8); `==` alone reads the array as a
+    # tensor; the tensor's own methods refuse an array.
+    n = int(rng.integers(2, 4))
+    x = T.tensor(floats(rng, (n, n), -2, 2))
+    a = np.asarray(floats(rng, (n, n), -2, 2))
+    a32 = a.astype(np.float32)
+    record.call("x @ a", lambda: x @ a)
+    record.call("a @ x", lambda: a @ x)
+    record.call("x @ a32", lambda: x @ a32)
+    record.call("x @ a[0]", lambda: x @ a[0])
+    record.call("x + a", lambda: x + a)
+    record.call("a * x", lambda: a * x)
+    same = a32.copy()
+    same[0] = x[0].tolist()
+    record.call("x == a32 (a row in common)", lambda: x == same)
+    record.call("a32 == x", lambda: same == x)
+    record.call("x == a (float64)", lambda: x == a)
+    record.call("x != a32", lambda: x != same)
+    record.call("x < a32", lambda: x < same)
+    record.call("ints == int array", lambda: T.tensor([1, 2]) == np.array([1, 3]))
+    record.call("x[0] == a (broadcast mismatch)", lambda: T.ones(n + 1) == a)
+    record.call("np.isnan(x)", lambda: np.isnan(x))
+    record.call("np.greater(x, 0)", lambda: np.greater(x, 0))
+    b = x > 0
+    record.call("np.logical_not(b)", lambda: np.logical_not(b))
+    record.call("np.add(b, b)", lambda: np.add(b, b))
+    record.call("np.add(b, 1)", lambda: np.add(b, 1))
+    record.call("np.exp(b)", lambda: np.exp(b))
+    u = record.call("np.isnan(x) + 1", lambda: np.isnan(x) + 1)
+    record.call("u + 300 (uint8 wraps)", lambda: u + 300 if u is not None else None)
+    g = T.tensor(floats(rng, (n, n), -2, 2), requires_grad=True)
+    record.call("g @ a (requires grad)", lambda: g @ a)
+    record.call("g == a", lambda: g == a)
+    for name in ("add", "mul", "matmul", "eq", "lt", "pow", "maximum"):
+        record.call(f"x.{name}(a)", lambda name=name: getattr(x, name)(a))
+    record.call("add(x, a)", lambda: T.add(x, a))
+    record.call("np.sum(x)", lambda: np.sum(x))
+    record.call("np.mean(x)", lambda: np.mean(x))
+    record.call("np.max(x)", lambda: np.max(x))
+
+
+@scenario(id="values.argument_parser_texts", rules=["N1"], topic="values",
+          lecture="course/01_tensors_memory.ipynb#creating-tensors")  # fmt: skip
+def argument_parser_texts(T, record, rng):
+    # A call no signature of the method takes is refused in the words of PyTorch's parser:
+    # missing or extra arguments, one argument of the wrong type (a single plausible
+    # signature), or the whole list of signatures with why each did not match.
+    x = T.tensor(floats(rng, (2, 3)), device=record.device)
+    k = int(rng.integers(0, 2))
+    f = scalar(rng)
+    calls = {
+        "x.transpose()": lambda: x.transpose(),
+        "x.transpose(k)": lambda: x.transpose(k),
+        "x.transpose(0, 1, k)": lambda: x.transpose(0, 1, k),
+        "x.transpose(f, 1)": lambda: x.transpose(f, 1),
+        "x.transpose(True, 1)": lambda: x.transpose(True, 1),
+        "x.transpose(dim0=0, dim1=1)": lambda: x.transpose(dim0=0, dim1=1),
+        "x.view(size=(3, 2))": lambda: x.view(size=(3, 2)),
+        "x.reshape(shape=(6,))": lambda: x.reshape(shape=(6,)),
+        "x.permute(dims=(1, 0))": lambda: x.permute(dims=(1, 0)),
+        "x.unsqueeze(axis=k)": lambda: x.unsqueeze(axis=k),
+        "x.flatten(start=0)": lambda: x.flatten(start=0),
+        "x.view(3.0, 2)": lambda: x.view(3.0, 2),
+        "x.view((3.0, 2))": lambda: x.view((3.0, 2)),
+        "x.view()": lambda: x.view(),
+        "x.view(3, 'a')": lambda: x.view(3, "a"),
+        "x.view(x.shape, 1)": lambda: x.view(x.shape, 1),
+        "x.view(None)": lambda: x.view(None),
+        "x.reshape()": lambda: x.reshape(),
+        "x.reshape(3.0, 2)": lambda: x.reshape(3.0, 2),
+        "x.reshape(6, dim=k)": lambda: x.reshape(6, dim=k),
+        "x.permute()": lambda: x.permute(),
+        "x.permute(1.0, 0)": lambda: x.permute(1.0, 0),
+        "x.unsqueeze()": lambda: x.unsqueeze(),
+        "x.unsqueeze(f)": lambda: x.unsqueeze(f),
+        "x.squeeze('a')": lambda: x.squeeze("a"),
+        "x.squeeze(dim=None)": lambda: x.squeeze(dim=None),
+        "x.expand()": lambda: x.expand(),
+        "x.flatten(0, 1, k)": lambda: x.flatten(0, 1, k),
+        "x.repeat(f)": lambda: x.repeat(f),
+        "x.sum('a')": lambda: x.sum("a"),
+        "x.sum(dim='a')": lambda: x.sum(dim="a"),
+        "x.sum(0, 'a')": lambda: x.sum(0, "a"),
+        "x.sum(0, 1, k)": lambda: x.sum(0, 1, k),
+        "x.mean(f)": lambda: x.mean(f),
+        "x.mean(0, keepdim=1)": lambda: x.mean(0, keepdim=1),
+        "x.max(0, 1, k)": lambda: x.max(0, 1, k),
+        "x.argmax('a')": lambda: x.argmax("a"),
+        "x.add()": lambda: x.add(),
+        "x.add(x, x)": lambda: x.add(x, x),
+        "x.add(x, alpha='a')": lambda: x.add(x, alpha="a"),
+        "x.add(other=x, zz=1)": lambda: x.add(other=x, zz=1),
+        "x.mul('a')": lambda: x.mul("a"),
+        "x.div(x, 'floor')": lambda: x.div(x, "floor"),
+        "x.div(x, rounding_mode=1)": lambda: x.div(x, rounding_mode=1),
+        "x.gt(x, x)": lambda: x.gt(x, x),
+        "x.mm()": lambda: x.mm(),
+        "x.dot([f])": lambda: x.dot([f]),
+        "x.fill_('a')": lambda: x.clone().fill_("a"),
+        "x.copy_()": lambda: x.clone().copy_(),
+        "x.narrow(0, 0)": lambda: x.narrow(0, 0),
+        "x.chunk(f)": lambda: x.chunk(f),
+        "x.softmax()": lambda: x.softmax(),
+        "x.new_ones(f)": lambda: x.new_ones(f),
+        "x.size('a')": lambda: x.size("a"),
+        "x.requires_grad_(1)": lambda: x.requires_grad_(1),
+        "x.clamp('a')": lambda: x.clamp("a"),
+        "x.clamp(min=x, max=1)": lambda: x.clamp(min=x, max=1),
+        "x.to('cpu', 'a')": lambda: x.to("cpu", "a"),
+        "x.to(float)": lambda: x.to(float),
+        "x.to(np.float32)": lambda: x.to(np.float32),
+        "x.to(device='cpu', zz=1)": lambda: x.to(device="cpu", zz=1),
+        "x.float(1)": lambda: x.float(1),
+        "x.clone(zz=1)": lambda: x.clone(zz=1),
+        "x.numpy(force=1)": lambda: x.cpu().numpy(force=1),
+        "Tensor([f], requires_grad=True)": lambda: T.Tensor([f], requires_grad=True),
+        "Tensor([f], dtype=float32)": lambda: T.Tensor([f], dtype=T.float32),
+        "Tensor(f, 3)": lambda: T.Tensor(f, 3),
+        "Tensor('a')": lambda: T.Tensor("a"),
+        "sum(x, dim='a')": lambda: T.sum(x, dim="a"),
+        "sum(x, 0, 'a')": lambda: T.sum(x, 0, "a"),
+        "max(x, keepdim=True)": lambda: T.max(x, keepdim=True),
+        "min(x, dim=None)": lambda: T.min(x, dim=None),
+        "clamp(x, min=x, max=1)": lambda: T.clamp(x, min=x, max=1),
+        "exp(x, k)": lambda: T.exp(x, k),
+        "exp([f])": lambda: T.exp([f]),
+        "argmax(x, 'a')": lambda: T.argmax(x, "a"),
+        "mm(x)": lambda: T.mm(x),
+        "chunk(x, f)": lambda: T.chunk(x, f),
+    }
+    for label, call in calls.items():
+        record.call(label, call)
 
 
 @scenario(id="values.numpy_ufuncs_on_tensors", rules=["D1", "N1"], topic="values",
