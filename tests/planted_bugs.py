@@ -214,16 +214,12 @@ BUGS = {
     "tensor_class_infers_dtype": Bug(
         "N2",
         "factories.py",
-        '    device = kwargs.pop("device", None)\n'
-        "    if kwargs:\n"
-        '        raise TypeError(f"new() received an invalid combination of arguments:'
-        ' {kwargs}")\n',
+        '    if kwargs.keys() - {"device"}:\n'
+        '        raise _signatures.error("new", args, kwargs)\n',
         "    if len(args) == 1 and isinstance(args[0], list):\n"
         "        return tensor(args[0])\n"
-        '    device = kwargs.pop("device", None)\n'
-        "    if kwargs:\n"
-        '        raise TypeError(f"new() received an invalid combination of arguments:'
-        ' {kwargs}")\n',
+        '    if kwargs.keys() - {"device"}:\n'
+        '        raise _signatures.error("new", args, kwargs)\n',
         "Tensor(data) infers the dtype like tensor() (ints stay int64) instead of float32.",
     ),
     "integer_results_require_grad": Bug(
@@ -510,9 +506,8 @@ BUGS = {
     "scalar_arguments_unchecked": Bug(
         "N2",
         "ops.py",
-        '    the ops that pass `half` (full, where and __setitem__ let it become inf)."""\n',
-        '    the ops that pass `half` (full, where and __setitem__ let it become inf)."""\n'
-        "    return v\n",
+        '    as the Python number it holds."""\n',
+        '    as the Python number it holds."""\n    return v\n',
         "fill_, clamp, full, pow, alpha, where and __setitem__ take a Python number their dtype "
         "cannot hold and leave it to NumPy (its OverflowError, or a silently wrapped value).",
     ),
@@ -627,5 +622,44 @@ BUGS = {
         "\n"
         "msg.batch2_size = _numpy_matmul_error\n",
         "Batched matmul and broadcasting mismatches reach the user as NumPy's ValueError.",
+    ),
+    "remainder_divisor_gets_no_gradient": Bug(
+        "N1",
+        "functions.py",
+        "            gb = -g * xp.floor_divide(a, b)\n",
+        "            gb = None\n",
+        "a % b of tensors treats floor(a / b) as if it did not depend on b: the divisor's"
+        " gradient is left out instead of -floor(a / b).",
+    ),
+    "type_names_unqualified": Bug(
+        "N3",
+        "_cnames.py",
+        '        _TYPE_NAME.__set__(cls, f"{LIB}.{name}")\n',
+        "        pass\n",
+        "Size, dtype and device keep Python's bare class names, so Python's messages say 'Size'"
+        " object is not callable where PyTorch's say 'torch.Size'.",
+    ),
+    "ufunc_bool_results_stay_bool": Bug(
+        "N2",
+        "tensor.py",
+        "        return from_numpy(array.astype(np.uint8) if array.dtype == np.bool_ else array)\n",
+        "        return from_numpy(array)\n",
+        "A NumPy ufunc's bool result comes back as a bool tensor, where PyTorch makes it uint8.",
+    ),
+    "int_division_wraps_the_number": Bug(
+        "N1",
+        "ops.py",
+        '        b = b.astype(dtype.np) if hasattr(b, "astype") else other\n',
+        '        b = b.astype(dtype.np) if hasattr(b, "astype") else b\n',
+        "int32 / 2**40 wraps the number into int32 first (0, so inf), as an integer op would,"
+        " where PyTorch divides by the number itself.",
+    ),
+    "python_argument_errors": Bug(
+        "N1",
+        "_methods.py",
+        "    setattr(Tensor, _name, _signatures.parsed(_name, getattr(Tensor, _name)))\n",
+        "    pass\n",
+        "Methods are plain Python functions: a call PyTorch's parser refuses gets Python's or"
+        " NumPy's own error (or a NotImplemented result) instead of the parser's text.",
     ),
 }
