@@ -408,7 +408,8 @@ def as_nobody(tmp_path: Path, *command: str) -> int:
 
 
 def test_students_reach_the_exchange_but_not_the_course(exchange_course, tmp_path):
-    course, exchange = "/mnt/course", "/mnt/course-exchange/minigrad-course"
+    course_id = Course.at(exchange_course).course_id
+    course, exchange = "/mnt/course", f"/mnt/course-exchange/{course_id}"
     assert not (exchange_course / "exchange").exists()  # not inside the course
     assert as_nobody(tmp_path, "ls", course) != 0
     assert as_nobody(tmp_path, "cat", f"{course}/source/toy/toy.ipynb") != 0
