@@ -23,23 +23,26 @@ def _notebook():
 
 def _dying_first(monkeypatch, deaths: int):
     real = ResilientExecute.start_new_kernel_client
-    left = [deaths]
+    left, managers = [deaths], []
 
     def start(self):
         client = real(self)  # a real kernel, then the death nbclient reports at startup
         if left[0]:
             left[0] -= 1
+            managers.append(self.km)
             raise RuntimeError(STARTUP_DEATH)
         return client
 
     monkeypatch.setattr(ResilientExecute, "start_new_kernel_client", start)
-    return left
+    return left, managers
 
 
 def test_a_kernel_that_dies_starting_is_started_again(monkeypatch):
-    left = _dying_first(monkeypatch, 1)
+    left, managers = _dying_first(monkeypatch, 1)
     nb, _ = ResilientExecute().preprocess(_notebook(), {})
     assert left == [0] and nb.cells[0].outputs[0]["text"] == "42\n"
+    (first,) = managers
+    assert not first.has_kernel  # the first kernel was shut down, not left running
 
 
 def test_a_kernel_that_keeps_dying_is_reported(monkeypatch):

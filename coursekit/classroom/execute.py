@@ -38,6 +38,7 @@ class ResilientExecute(Execute):
             except RuntimeError as exc:
                 if STARTUP_DEATH not in str(exc) or attempt == self.start_attempts:
                     raise
+                self._cleanup_kernel()  # the dead one's manager: its process, its sockets
 
     def preprocess_cell(self, cell, resources, index):
         if len(self._killers) > self.max_restarts:
