@@ -20,11 +20,9 @@ from pathlib import Path
 import nbformat
 import pytest
 from browser_support import (
-    CHROMIUM_ARGS,
     CURRENT_NOTEBOOK,
     REPO,
     VIEWPORT,
-    chromium_executable,
     error_outputs,
     light_and_dark,
     menu,
@@ -34,7 +32,7 @@ from browser_support import (
     wait_for_notebook,
 )
 from nbgrader.api import Gradebook
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
 from autograder.rules import statement
 from coursekit.classroom.demo import CLASS as DEMO_CLASS
@@ -49,15 +47,6 @@ expect.set_options(timeout=60_000)  # JupyterLab on a busy 2-core machine takes 
 LECTURE = "03_detach_numpy.ipynb"  # graph pictures and a matplotlib plot
 LECTURE_LINK = "detach() and NumPy"  # its row in the start page's table
 EXERCISE = "leaf_nodes"
-
-
-@pytest.fixture(scope="session")
-def browser():
-    executable = chromium_executable()
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture

@@ -186,21 +186,9 @@ def test_every_page_we_write_forbids_inline_script(hostile_class):
 
 
 # --- in a browser: what actually runs -------------------------------------------------------
-@pytest.fixture(scope="module")
-def chromium():
-    from browser_support import CHROMIUM_ARGS, chromium_executable
-    from playwright.sync_api import sync_playwright
-
-    executable = chromium_executable()
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
-
-
-def _ran(chromium, page: Path) -> list:
+def _ran(browser, page: Path) -> list:
     """What MARK was called with while the page loaded (file://, offline)."""
-    context = chromium.new_context()
+    context = browser.new_context()
     try:
         tab = context.new_page()
         tab.add_init_script(f"window.ran = []; window.{MARK} = (n) => window.ran.push(n ?? 0);")
@@ -211,13 +199,13 @@ def _ran(chromium, page: Path) -> list:
         context.close()
 
 
-def test_a_browser_runs_nothing_on_the_feedback_page(hostile_class, chromium):
+def test_a_browser_runs_nothing_on_the_feedback_page(hostile_class, browser):
     course, _ = hostile_class
     (page,) = (course / "feedback" / "mallory" / "toy").glob("*.html")
-    assert _ran(chromium, page) == []
+    assert _ran(browser, page) == []
 
 
-def test_the_policy_alone_stops_inline_script_in_a_browser(chromium, tmp_path):
+def test_the_policy_alone_stops_inline_script_in_a_browser(browser, tmp_path):
     """The payload unsanitised: it runs on a page without the policy (so this test can
     fail), and not on the same page with it."""
     from coursekit.classroom.safe_html import FEEDBACK_SCRIPTS, policy_meta
@@ -229,8 +217,8 @@ def test_the_policy_alone_stops_inline_script_in_a_browser(chromium, tmp_path):
         f"<!DOCTYPE html><html><head>{policy_meta(FEEDBACK_SCRIPTS)}</head><body>{body}</body>"
         "</html>"
     )
-    assert sorted(_ran(chromium, bare)) == [1, 2]
-    assert _ran(chromium, guarded) == []
+    assert sorted(_ran(browser, bare)) == [1, 2]
+    assert _ran(browser, guarded) == []
 
 
 def test_a_not_graded_page_escapes_its_notes_and_forbids_inline_script():
