@@ -396,52 +396,10 @@ BUGS = {
     "shared_modules_visited_twice": Bug(
         "N1",
         "nn/modules.py",
-        "        if remove_duplicate:\n"
-        "            memo.add(self)\n"
-        "        yield prefix, self\n"
-        "        for name, m in self._modules.items():\n"
-        "            if m is not None:\n"
-        "                yield from m.named_modules(\n"
-        '                    memo, prefix + ("." if prefix else "") + name, remove_duplicate\n'
-        "                )\n"
-        "\n"
-        "    def modules(self):\n"
-        "        for _, m in self.named_modules():\n"
-        "            yield m\n"
-        "\n"
-        '    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):\n'
-        "        # Each parameter once, however many modules or attributes hold it, so that an\n"
-        "        # optimizer steps it once per step, as PyTorch's.\n"
-        "        modules = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]\n"
-        "        memo = set()\n"
-        "        for mprefix, m in modules:\n"
-        "            for name, p in m._parameters.items():\n"
-        "                if p is None or p in memo:\n"
-        "                    continue\n"
-        "                if remove_duplicate:\n"
-        "                    memo.add(p)\n",
-        "        yield prefix, self\n"
-        "        for name, m in self._modules.items():\n"
-        "            if m is not None:\n"
-        "                yield from m.named_modules(\n"
-        '                    memo, prefix + ("." if prefix else "") + name, remove_duplicate\n'
-        "                )\n"
-        "\n"
-        "    def modules(self):\n"
-        "        for _, m in self.named_modules():\n"
-        "            yield m\n"
-        "\n"
-        '    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):\n'
-        "        # Each parameter once, however many modules or attributes hold it, so that an\n"
-        "        # optimizer steps it once per step, as PyTorch's.\n"
-        "        modules = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]\n"
-        "        memo = set()\n"
-        "        for mprefix, m in modules:\n"
-        "            for name, p in m._parameters.items():\n"
-        "                if p is None:\n"
-        "                    continue\n",
-        "named_parameters() and named_modules() yield a module or parameter once per name that "
-        "holds it, so SGD steps a shared layer twice.",
+        "                if p is None or p in memo:\n",
+        "                if p is None:\n",
+        "named_parameters() yields a parameter once per module or attribute that holds it, so "
+        "SGD steps a shared layer twice.",
     ),
     "to_ignores_cpu_index": Bug(
         "V1",
