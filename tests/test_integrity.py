@@ -319,6 +319,30 @@ def test_the_child_sees_no_torch_no_minigrad_no_course_and_a_minimal_environment
         assert found["uid"] != 0
 
 
+KEY_PROBE = """
+import ctypes, json, platform
+libc = ctypes.CDLL(None, use_errno=True)
+add_key, keyctl = {"x86_64": (248, 250), "aarch64": (217, 219)}[platform.machine()]
+found = {}
+for name, ring in (("user", -4), ("user_session", -5), ("session", -3)):
+    # KEYCTL_SEARCH (10): the key a previous run left, or -1 (not there)
+    found[name] = libc.syscall(keyctl, 10, ctypes.c_int(ring), b"user", b"left-by-a-run", 0)
+    added = libc.syscall(add_key, b"user", b"left-by-a-run", b"secret", 6, ctypes.c_int(ring))
+    found[name + "_added"] = added > 0
+raise RuntimeError(json.dumps(found))
+"""
+
+
+@needs_uid
+def test_a_key_left_in_the_kernel_keyrings_never_reaches_the_next_run():
+    """Sealed runs share a uid slot one after another: the keyrings that outlive a process
+    (the uid's user keyrings) are emptied before the next student's code runs."""
+    first = probe(KEY_PROBE)
+    assert first["user_added"] and first["user_session_added"]  # the probe can leave keys
+    second = probe(KEY_PROBE)
+    assert second["user"] == second["user_session"] == second["session"] == -1, second
+
+
 @needs_uid
 def test_limits_hold_for_harmless_loads():
     """Process, file-size and memory limits, tried with loads that stop on their own."""

@@ -41,7 +41,33 @@ _MESSAGE_LIMIT = 2000
 _TRACEBACK_FRAMES = 8
 
 
+# keyctl(2) numbers by machine; the kernel's keyrings outlive a process (a uid's user keyring
+# lasts while any process of that uid runs, or until cleared)
+_KEYCTL = {"x86_64": 250, "aarch64": 219}
+_KEYCTL_JOIN_SESSION_KEYRING, _KEYCTL_CLEAR = 1, 7
+_USER_KEYRING, _USER_SESSION_KEYRING = -4, -5
+
+
+def forget_keyrings() -> bool:
+    """Empty the sandbox uid's user keyrings and start a new session keyring, before any
+    student code runs: a uid slot serves one sealed run after another, so a key left there
+    by one submission's run would otherwise reach the next one's. False where the kernel
+    has no keyrings to clear (another OS, or keyctl refused)."""
+    import ctypes
+    import platform
+
+    number = _KEYCTL.get(platform.machine())
+    if number is None:
+        return False
+    libc = ctypes.CDLL(None, use_errno=True)
+    cleared = [libc.syscall(number, _KEYCTL_CLEAR, ctypes.c_int(k)) == 0
+               for k in (_USER_KEYRING, _USER_SESSION_KEYRING)]  # fmt: skip
+    joined = libc.syscall(number, _KEYCTL_JOIN_SESSION_KEYRING, None) >= 0
+    return all(cleared) and joined
+
+
 def main(result_fd: int) -> None:
+    forget_keyrings()
     request = json.loads(sys.stdin.buffer.read())
     sys.stdin.close()
     channel = os.fdopen(result_fd, "wb", buffering=0)
