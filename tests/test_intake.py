@@ -291,7 +291,9 @@ def hostile_exchange_entries(course: Path) -> dict[str, str]:
     (inbound(course) / f"trent+toy+{STAMP}+r4nd0m").symlink_to(source.parent)
     hand_in_to_exchange(course, "oscar", stamp="not a time")
     impostor = hand_in_to_exchange(course, other_user())  # created by us, not by them
+    scripted = hand_in_to_exchange(course, "<img src=x onerror=alert(1)>")  # id as markup
     return {
+        scripted.name: "holds one of",
         linked.name: "toy.ipynb is a symbolic link",
         piped.name: "extra.txt is a named pipe",
         f"trent+toy+{STAMP}+r4nd0m": "it is a symbolic link, not a folder",

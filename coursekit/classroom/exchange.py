@@ -25,6 +25,7 @@ from nbgrader.exchange.default.collect import ExchangeCollect
 from nbgrader.utils import ignore_patterns, parse_utc
 
 from coursekit.classroom.intake import DEFAULT_LIMITS, Budget, Limits, Unsafe, copy_entry, kind
+from coursekit.classroom.roster import id_problem
 
 
 def collect(course, assignment: str, limits: Limits = DEFAULT_LIMITS) -> list[str]:
@@ -90,6 +91,8 @@ class VettedCollect(ExchangeCollect):
         if not stat.S_ISDIR(info.st_mode):
             return f"it is {kind(info.st_mode)}, not a folder"
         student = record["username"]
+        if id_problem(student):  # the id is the student's own choice of folder name here
+            return id_problem(student)
         if self.check_owner:
             try:
                 expected = pwd.getpwnam(student).pw_uid

@@ -53,17 +53,22 @@ def read_roster(path: Path) -> list[dict]:
     return rows
 
 
-def _check_id(path: Path, line: int, student_id: str) -> None:
-    """A student id becomes a folder name in the course: refuse one that is not a plain name."""
-    why = ""
+def id_problem(student_id: str) -> str:
+    """Why `student_id` cannot be a student's id ("" when it can): it becomes a folder name
+    in the course, and nbgrader's pages print it unescaped."""
     if not student_id:
-        why = "an empty id"
-    elif student_id in (".", "..") or "/" in student_id or "\\" in student_id:
-        why = f"the id {student_id!r} could name another folder"
-    elif any(unicodedata.category(ch).startswith("C") for ch in student_id):
-        why = f"the id {student_id!r} holds control characters"
-    elif set(student_id) & ID_MARKUP:
-        why = f"the id {student_id!r} holds one of {''.join(sorted(ID_MARKUP))}"
+        return "an empty id"
+    if student_id in (".", "..") or "/" in student_id or "\\" in student_id:
+        return f"the id {student_id!r} could name another folder"
+    if any(unicodedata.category(ch).startswith("C") for ch in student_id):
+        return f"the id {student_id!r} holds control characters"
+    if set(student_id) & ID_MARKUP:
+        return f"the id {student_id!r} holds one of {''.join(sorted(ID_MARKUP))}"
+    return ""
+
+
+def _check_id(path: Path, line: int, student_id: str) -> None:
+    why = id_problem(student_id)
     if why:
         raise RosterError(f"{path}, line {line}: {why}; ids are folder names in the course")
 
