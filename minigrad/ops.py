@@ -1605,6 +1605,23 @@ sub_ = _inplace_binary(sub, "subtract")
 mul_ = _inplace_binary(mul, "multiply")
 div_ = _inplace_binary(div, "divide")
 pow_ = _inplace_binary(pow)
+def _inplace_floor_op(out_of_place):
+    """y //= 2 and y %= 2: in place, counted and recorded; a NotImplemented node they record
+    names the in-place op (aten::floor_divide_), as PyTorch's does."""
+    method = _inplace_binary(out_of_place)
+
+    def inplace(self, other):
+        out = method(self, other)
+        if isinstance(out._grad_fn, F.NoDerivative):
+            out._grad_fn.op += "_"
+        return out
+
+    inplace.__name__ = method.__name__
+    return inplace
+
+
+floor_divide_ = _inplace_floor_op(floor_divide)
+remainder_ = _inplace_floor_op(remainder)
 
 
 def _inplace_unary(fn):

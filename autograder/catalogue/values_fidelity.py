@@ -937,3 +937,51 @@ def numpy_ufuncs_on_tensors(T, record, rng):
     record.call("np.exp(g) (requires grad)", lambda: np.exp(g))
     with T.no_grad():
         record.call("np.exp(g) under no_grad", lambda: np.exp(g))
+
+
+@scenario(
+    id="values.floor_divide_and_remainder_in_place",
+    rules=["I1", "I3"],
+    topic="values",
+    lecture="course/04_inplace_versions.ipynb#in-place-on-a-leaf",
+)
+def floor_divide_and_remainder_in_place(T, record, rng):
+    # y //= k and y %= k write in place (Python only falls back to y = y // k when the type
+    # has no __ifloordiv__): the version counts, a leaf that requires grad refuses, and the
+    # recorded node is the in-place op's.
+    dev = record.device
+    n = int(rng.integers(2, 5))
+    x = T.tensor(floats(rng, (n,), -6, 6), requires_grad=True, device=dev)
+    k = scalar(rng, 1.5, 3.0)
+    y = x * 1
+
+    def remainder_in_place():
+        nonlocal y
+        y %= k
+        return y
+
+    alias = y
+    record.call("y %= k", remainder_in_place)
+    record.value("y is still the same tensor", y is alias)
+    record.tensor("y after %=", y)
+    record.call("backward through y %= k", lambda: y.sum().backward())
+    record.grad("x.grad through y %= k", x)
+    z = x * 1
+
+    def floor_in_place():
+        nonlocal z
+        z //= k
+        return z
+
+    record.call("z //= k", floor_in_place)
+    record.call("backward through z //= k", lambda: z.sum().backward())
+    i = T.tensor(ints(rng, (n,), -9, 10), device=dev)
+    record.call("i.floor_divide_(3)", lambda: i.floor_divide_(3))
+    record.call("i.remainder_(-4)", lambda: i.remainder_(-4))
+    record.value("i._version", i._version)
+
+    def leaf_in_place():
+        nonlocal x
+        x //= k
+
+    record.call("leaf //= k", leaf_in_place)
