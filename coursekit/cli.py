@@ -40,7 +40,9 @@ def _parser() -> argparse.ArgumentParser:
     init = commands.add_parser("init", help="create a course directory")
     init.add_argument("dir", type=Path)
     init.add_argument("--cpu-only", action="store_true", help="leave out the CUDA test cells")
-    init.add_argument("--solutions", type=Path, help="nbgrader source (default: solutions/)")
+    init.add_argument(
+        "--solutions", type=Path, help="nbgrader source (default: the one the package carries)"
+    )
     init.add_argument("--roster", type=Path, help="CSV: id, first_name, last_name, email")
     init.add_argument("--db", help="gradebook URL written to the course's config")
     init.add_argument(
@@ -145,11 +147,11 @@ def _run(args) -> int:
 
     use_venv_tools()
     if args.command == "init":
-        from coursekit.classroom.init_course import REPO_SOLUTIONS, init_course
+        from coursekit.classroom.init_course import init_course
 
         course = init_course(
             args.dir,
-            args.solutions or REPO_SOLUTIONS,
+            args.solutions,
             args.cpu_only,
             args.db,
             args.roster,
