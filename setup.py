@@ -1,6 +1,7 @@
-"""The wheel carries the lectures and the exercises (coursekit/_content), so that
-`minigrad-course start` works wherever the package is installed; everything else is in
-pyproject.toml."""
+"""The wheel (the instructor's distribution) carries the lectures, the exercises and the
+nbgrader source (coursekit/_content), so that `minigrad-course start` and `init` work wherever
+the package is installed; everything else is in pyproject.toml. The student's distribution is
+written by `minigrad-course edition DIR` (coursekit/content.py says what each carries)."""
 
 import sys
 from pathlib import Path
@@ -15,16 +16,14 @@ class BuildWithContent(build_py):
     def run(self):
         super().run()
         sys.path.insert(0, str(HERE))
-        from coursekit.content import copy_content  # what `start` copies, chosen once
+        from coursekit.content import INSTRUCTOR, carry  # what it carries, chosen once
 
         content = Path(self.build_lib) / "coursekit" / "_content"
         if content.exists():
             import shutil
 
             shutil.rmtree(content)
-        copied = copy_content(content)
-        # the installed layout mirrors the clone's folder names (coursekit.content.FOLDERS)
-        copied["lectures"].rename(content / "course")
+        carry(INSTRUCTOR, content)
 
 
 setup(cmdclass={"build_py": BuildWithContent})

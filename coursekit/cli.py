@@ -7,7 +7,7 @@ minigrad-course collect -C COURSE ASSIGNMENT --from download.zip --roster roster
 minigrad-course grade -C COURSE [-j N] [--force] [--student ID]
 minigrad-course feedback|export|report -C COURSE
 minigrad-course demo [DIR]                             # a sample class, end to end
-minigrad-course edition DIR                            # minigrad for a class's students
+minigrad-course edition DIR                            # the students' distribution
 minigrad-course start [DIR]                            # self-paced: lectures and exercises
 minigrad-course check [NOTEBOOK ...]                   # what grading would give an exercise
 """
@@ -15,6 +15,7 @@ minigrad-course check [NOTEBOOK ...]                   # what grading would give
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 from pathlib import Path
 
@@ -40,7 +41,9 @@ def _parser() -> argparse.ArgumentParser:
     init = commands.add_parser("init", help="create a course directory")
     init.add_argument("dir", type=Path)
     init.add_argument("--cpu-only", action="store_true", help="leave out the CUDA test cells")
-    init.add_argument("--solutions", type=Path, help="nbgrader source (default: solutions/)")
+    init.add_argument(
+        "--solutions", type=Path, help="nbgrader source (default: the one the package carries)"
+    )
     init.add_argument("--roster", type=Path, help="CSV: id, first_name, last_name, email")
     init.add_argument("--db", help="gradebook URL written to the course's config")
     init.add_argument(
@@ -95,7 +98,7 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("dir", type=Path, nargs="?", default=Path("build/demo-course"))
     demo.add_argument("-j", "--jobs", type=int)
     edition = commands.add_parser(
-        "edition", help="the class edition of minigrad: graded functions left to students"
+        "edition", help="the student distribution: class-edition minigrad, lectures, exercises"
     )
     edition.add_argument("dir", type=Path, help="where to write it (pip install DIR)")
     start = commands.add_parser("start", help="a self-paced copy of the lectures and exercises")
@@ -141,15 +144,27 @@ def _explain(exc: Exception) -> str:
 
 
 def _run(args) -> int:
+    if args.command == "start":
+        return _start(args.dir)
+    if args.command == "check":
+        from coursekit.exercises.selfcheck import main as selfcheck
+
+        return selfcheck([str(p) for p in args.notebooks])
+    if importlib.util.find_spec("coursekit.classroom.course") is None:
+        raise SystemExit(
+            f"`minigrad-course {args.command}` is an instructor's command, and this is the "
+            "student distribution (minigrad-course-student: start and check). An instructor "
+            "installs `pip install minigrad-course[course]` (see README, For instructors)."
+        )
     from coursekit.classroom.course import Course, use_venv_tools
 
     use_venv_tools()
     if args.command == "init":
-        from coursekit.classroom.init_course import REPO_SOLUTIONS, init_course
+        from coursekit.classroom.init_course import init_course
 
         course = init_course(
             args.dir,
-            args.solutions or REPO_SOLUTIONS,
+            args.solutions,
             args.cpu_only,
             args.db,
             args.roster,
@@ -163,17 +178,15 @@ def _run(args) -> int:
 
         return run_demo(args.dir, args.jobs)
     if args.command == "edition":
-        from coursekit.edition import write_class_edition
+        from coursekit.edition import write_student_distribution
 
-        where = write_class_edition(args.dir)
-        print(f"class edition of minigrad in {where}: install it with `pip install {where}`")
+        where = write_student_distribution(args.dir)
+        print(
+            f"the student distribution (minigrad-course-student: the class edition of minigrad, "
+            f"the lectures, the exercises and `check`) is in {where}: students install it with "
+            f"`pip install {where}` (or a wheel of it: `pip wheel {where}`)"
+        )
         return 0
-    if args.command == "start":
-        return _start(args.dir)
-    if args.command == "check":
-        from coursekit.exercises.selfcheck import main as selfcheck
-
-        return selfcheck([str(p) for p in args.notebooks])
     course = Course.at(args.course, args.db)
     if not course.path("nbgrader_config.py").is_file():
         raise SystemExit(f"{course.root} is not a course (run `minigrad-course init` first)")

@@ -8,8 +8,9 @@ for the few functions every operation goes through (version counters, `.to()`), 
 module's UNTIL_BUILT behaviour: the engine without that rule (no counting, no checks, copies
 autograd does not record), so that the assignments before it run in course order.
 
-- The class edition (`build_engine(dest)`): every graded function a stub; what a class's
-  students install (see README, "Running a class"). No reference body is in it.
+- The class edition (`build_engine(dest)`): every graded function a stub; the minigrad of the
+  student distribution (`write_student_distribution`, see README, "For instructors"). No
+  reference body is in it.
 - A sealed run's engine (`build_engine(dest, stubs={...}, sourceless=True)`): the functions a
   test cell grades are stubs (the student's own are bound over them), every other graded
   function keeps its reference answer, as bytecode only (no source file is staged).
@@ -124,28 +125,44 @@ def build_engine(dest: Path, stubs: dict[str, list[str] | None] | None = None,
     return package
 
 
-CLASS_EDITION_PROJECT = """[build-system]
+STUDENT_PROJECT = """[build-system]
 requires = ["setuptools>=61"]
 build-backend = "setuptools.build_meta"
 
 [project]
-name = "minigrad-class-edition"
+name = "minigrad-course-student"
 version = "{version}"
-description = "minigrad with the graded functions left to the students who build them"
+description = "The minigrad course as a class's students get it: no reference answers"
 requires-python = ">=3.10"
-dependencies = ["numpy"]
+# minigrad needs NumPy; `check` runs a notebook in a kernel
+dependencies = ["numpy>=1.24", "nbformat", "nbclient", "ipykernel"]
+
+[project.optional-dependencies]
+torch = ["torch==2.13.0"]  # the lectures' PyTorch side and live checks (the course's pin)
+lab = ["jupyterlab>=4", "nbgrader", "matplotlib"]  # JupyterLab, the Assignment List
+
+[project.scripts]
+minigrad-course = "coursekit.cli:main"
 
 [tool.setuptools.packages.find]
-include = ["minigrad*"]
+include = ["minigrad*", "autograder*", "coursekit*"]
+
+[tool.setuptools.package-data]
+autograder = ["recorded_torch_cpu.json.gz"]
+coursekit = ["_content/**/*"]
 """
 
 
-def write_class_edition(dest: Path) -> Path:
-    """A pip-installable project holding minigrad's class edition (every graded function a
-    stub): what a class's students install instead of the clone's minigrad."""
+def write_student_distribution(dest: Path) -> Path:
+    """The student's distribution as a pip-installable project in dest: the class edition of
+    minigrad (every graded function a stub), the checker, coursekit's student side and the
+    lectures and exercises (coursekit/content.py chooses them)."""
+    import autograder
+    from coursekit import content
+
     dest = Path(dest)
     if dest.exists() and any(dest.iterdir()):
-        raise SystemExit(f"{dest} is not empty: choose a new directory for the class edition")
+        raise SystemExit(f"{dest} is not empty: choose a new directory for the distribution")
     dest.mkdir(parents=True, exist_ok=True)
     package = build_engine(dest)
     init = package / "seams" / "__init__.py"
@@ -153,6 +170,12 @@ def write_class_edition(dest: Path) -> Path:
     if 'EDITION = "self-paced"' not in source:  # the edition flag moved: say so, ship nothing
         raise RuntimeError(f"{init}: no EDITION line to set; minigrad/seams changed")
     init.write_text(source.replace('EDITION = "self-paced"', 'EDITION = "class"', 1))
+    checker = Path(autograder.__file__).resolve().parent
+    shutil.copytree(checker, dest / "autograder", ignore=shutil.ignore_patterns("__pycache__"))
+    for module in content.STUDENT_MODULES:
+        (dest / "coursekit" / module).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(content.PACKAGE / module, dest / "coursekit" / module)
+    content.carry(content.STUDENT, dest / "coursekit" / "_content")
     version = getattr(minigrad, "__version__", "0")
-    (dest / "pyproject.toml").write_text(CLASS_EDITION_PROJECT.format(version=version))
+    (dest / "pyproject.toml").write_text(STUDENT_PROJECT.format(version=version))
     return dest

@@ -1,6 +1,11 @@
-"""The course as a package (issue 21): the wheel built from the checkout carries the lectures
-and the exercises, and from an empty directory `start` copies them and `check` grades an
-exercise, with PyTorch and without it (on the recorded observations)."""
+"""The course as a package (issue 21), in its two distributions.
+
+The instructor's (the wheel built from the checkout) carries the lectures, the exercises and
+the nbgrader source: from an empty directory `start` copies the course and `check` grades an
+exercise, with PyTorch and without it (on the recorded observations), and an instructor runs
+`init`, `release` and `demo`. The student's (`minigrad-course edition DIR`, written by the
+installed instructor's package) holds no reference body of any graded function, and `start`
+and `check` work from it on the student's own answers."""
 
 from __future__ import annotations
 
@@ -12,7 +17,9 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from test_seams import NAMES, _normalised, reference_bodies
 
+from coursekit.exercises.cells import SOLUTION_MARKERS
 from coursekit.exercises.planted import BUGS, answered
 
 CHECKOUT = Path(__file__).resolve().parent.parent
@@ -38,16 +45,33 @@ def installed(tmp_path_factory) -> Path:
     return site
 
 
-def course_command(site: Path, cwd: Path, *args, without_torch: bool = False):
-    """`minigrad-course ARGS` as the installed package runs it (the clone not on the path)."""
+@pytest.fixture(scope="module")
+def student(installed, tmp_path_factory) -> Path:
+    """The student distribution, written by the installed instructor's package from an empty
+    directory and installed into a fresh folder of its own."""
+    root = tmp_path_factory.mktemp("student")
+    out = course_command(installed, root, "edition", "project")
+    assert out.returncode == 0, out.stderr[-2000:]
+    site = root / "site"
+    install = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
+               "--target", str(site), str(root / "project")]  # fmt: skip
+    subprocess.run(install, check=True, capture_output=True, cwd=root)
+    return site
+
+
+def course_command(site: Path, cwd: Path, *args, without_torch: bool = False, python=False):
+    """`minigrad-course ARGS` as the installed package runs it (the clone not on the path);
+    a class edition's saved functions go to cwd/my_seams."""
     path = [str(site)]
     if without_torch:  # a `torch` that cannot be imported, as where none is installed
         shim = cwd / "no-torch"
         (shim / "torch").mkdir(parents=True, exist_ok=True)
         (shim / "torch" / "__init__.py").write_text("raise ImportError('no torch here')\n")
         path.insert(0, str(shim))
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
-    return subprocess.run([sys.executable, "-m", "coursekit.cli", *args], cwd=cwd, env=env,
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(path),
+           "MINIGRAD_MY_SEAMS": str(cwd / "my_seams")}  # fmt: skip
+    command = [sys.executable, *args] if python else [sys.executable, "-m", "coursekit.cli", *args]
+    return subprocess.run(command, cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=1500)  # fmt: skip
 
 
@@ -69,12 +93,51 @@ def _check(site, folder, answer: str | None, without_torch=False):
                           without_torch=without_torch)  # fmt: skip
 
 
-def test_the_installed_package_holds_the_course_and_no_solutions(installed):
-    files = {p.relative_to(installed).as_posix() for p in installed.rglob("*") if p.is_file()}
+def _files(site: Path) -> set[str]:
+    return {p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file()}
+
+
+@pytest.mark.parametrize("distribution", ["installed", "student"])
+def test_each_package_runs_from_its_own_folder(distribution, request, tmp_path):
+    """What `check` imports comes from the installed folder (not from an editable install of
+    a clone that the interpreter may also see)."""
+    site = request.getfixturevalue(distribution)
+    modules = "minigrad autograder coursekit coursekit.exercises.selfcheck coursekit.content"
+    probe = f"import importlib\nfor m in {modules.split()!r}:\n"
+    probe += "    print(importlib.import_module(m).__file__)"
+    out = course_command(site, tmp_path, "-c", probe, python=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert all(Path(f).is_relative_to(site) for f in out.stdout.split()), out.stdout
+
+
+def test_the_instructors_package_holds_the_course_and_its_nbgrader_source(installed):
+    files = _files(installed)
+    assert "coursekit/_content/course/00_start_here.ipynb" in files
+    assert "coursekit/_content/exercises/leaf_nodes/leaf_nodes.ipynb" in files
+    assert "coursekit/_content/solutions/leaf_nodes/leaf_nodes.ipynb" in files
+    assert "autograder/recorded_torch_cpu.json.gz" in files
+
+
+def test_the_students_package_holds_the_course_and_no_reference_body(student):
+    """Every installed file searched for every graded function's reference body (the search
+    of tests/test_seams.py); nbgrader's source and the instructor's modules are absent."""
+    files = _files(student)
     assert "coursekit/_content/course/00_start_here.ipynb" in files
     assert "coursekit/_content/exercises/leaf_nodes/leaf_nodes.ipynb" in files
     assert "autograder/recorded_torch_cpu.json.gz" in files
     assert not [f for f in files if "solutions" in f.split("/")]
+    assert not [f for f in files if f.startswith(("coursekit/sealed/", "coursekit/exercises/pl"))]
+    texts = {
+        f: _normalised((student / f).read_text(errors="replace"))
+        for f in files
+        if not f.endswith((".pyc", ".gz"))
+    }
+    assert "def read_grad(tensor):" in texts["minigrad/seams/leaf_nodes.py"]
+    for assignment in NAMES:
+        for name, body in reference_bodies(assignment).items():
+            found = [f for f, text in texts.items() if body in text]
+            assert not found, f"{assignment}.{name}'s reference body is installed in {found}"
+    assert not SOLUTION_MARKERS.search("\n".join(texts.values()))
 
 
 @pytest.mark.parametrize("without_torch", [False, True], ids=["pytorch", "recorded"])
@@ -97,6 +160,47 @@ def test_start_then_check_from_an_empty_directory(installed, tmp_path, without_t
         assert "Traceback" not in out.stdout + out.stderr
         recorded = "PyTorch 2.13.0+cpu (recorded) on cpu" in out.stdout
         assert recorded == without_torch, out.stdout[-2000:]
+
+
+@pytest.mark.parametrize("without_torch", [False, True], ids=["pytorch", "recorded"])
+def test_a_student_starts_then_checks_their_own_answer(student, tmp_path, without_torch):
+    """The class edition's stubs are what the student's answers are bound over: a right
+    answer passes, a planted bug fails its rule."""
+    folder = _started(student, tmp_path, without_torch)
+    released = folder / "exercises" / "leaf_nodes" / "leaf_nodes.ipynb"
+    bug = BUGS["leaf_nodes"][0]
+    good = _check(student, folder, answered(released, "leaf_nodes"), without_torch)
+    assert good.returncode == 0, good.stdout[-3000:] + good.stderr[-3000:]
+    bad = _check(student, folder, answered(released, "leaf_nodes", bug), without_torch)
+    assert bad.returncode == 1 and f"rule {bug.rule}" in bad.stdout, bad.stdout[-3000:]
+    for out in (good, bad):
+        assert "Traceback" not in out.stdout + out.stderr
+
+
+def test_an_instructor_inits_releases_and_runs_the_demo_from_an_empty_directory(
+    installed, tmp_path
+):
+    cpu_only = ["--cpu-only"]  # as the demo does where there is no GPU
+    out = course_command(installed, tmp_path, "init", "course", *cpu_only)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "course ready in" in out.stdout and "leaf_nodes" in out.stdout
+    released = course_command(installed, tmp_path, "release", "-C", "course")
+    assert released.returncode == 0, released.stderr[-3000:]
+    assert "released leaf_nodes" in released.stdout
+    demo = course_command(installed, tmp_path, "demo", "demo", "-j", "2")
+    assert demo.returncode == 0, demo.stdout[-3000:] + demo.stderr[-3000:]
+    assert (tmp_path / "demo" / "grades.csv").is_file()
+    for run in (out, released, demo):
+        assert "Traceback" not in run.stdout + run.stderr
+
+
+def test_instructor_commands_in_the_students_package_say_where_they_are(student, tmp_path):
+    for command in (["init", "course"], ["demo"], ["release"], ["edition", "again"]):
+        out = course_command(student, tmp_path, *command)
+        assert out.returncode == 1 and "student distribution" in out.stderr, out.stderr
+        assert "pip install minigrad-course[course]" in out.stderr
+        assert "Traceback" not in out.stderr
+    assert not (tmp_path / "course").exists() and not (tmp_path / "again").exists()
 
 
 def test_commands_outside_a_course_say_what_to_do(installed, tmp_path):

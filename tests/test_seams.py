@@ -143,7 +143,8 @@ def test_no_released_file_holds_a_reference_body():
 
 
 def class_edition(tmp_path) -> Path:
-    """`minigrad-course edition` run as an instructor runs it: the folder it wrote."""
+    """`minigrad-course edition` run as an instructor runs it: the student distribution's
+    project (the class edition's minigrad, the checker, the student side of coursekit)."""
     edition = tmp_path / "edition"
     cli = [sys.executable, "-m", "coursekit.cli", "edition", str(edition)]
     subprocess.run(cli, check=True, capture_output=True)
@@ -330,9 +331,11 @@ def test_the_class_edition_validates_each_right_answer_in_course_order(tmp_path)
     visible check passes, though later assignments are stubs (and the version counters and
     .to() stand-ins). What needs a later assignment waits for it, named, and never fails;
     nothing waits on the assignment being checked; a planted bug still fails its rule."""
-    edition = class_edition(tmp_path)
+    engine = tmp_path / "engine"  # the class edition's minigrad alone: coursekit from here
+    engine.mkdir()
+    (engine / "minigrad").symlink_to(class_edition(tmp_path) / "minigrad")
     checkout = Path(minigrad.__file__).resolve().parent.parent
-    env = {**os.environ, "PYTHONPATH": f"{edition}{os.pathsep}{checkout}",
+    env = {**os.environ, "PYTHONPATH": f"{engine}{os.pathsep}{checkout}",
            "MINIGRAD_MY_SEAMS": str(tmp_path / "mine")}  # fmt: skip
     probe = [sys.executable, "-c", COURSE_ORDER_PROBE, str(checkout / "minigrad" / "seams")]
     out = subprocess.run(probe, env=env, cwd=tmp_path, capture_output=True, text=True)  # fmt: skip

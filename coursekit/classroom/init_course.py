@@ -3,7 +3,8 @@
 The course directory is private to the instructor; nbgrader's exchange, the one place that
 students write, lives outside it (default: DIR-exchange beside it, or --exchange).
 
-Writes nbgrader_config.py, copies the assignments of solutions/ to source/ (without the CUDA
+Writes nbgrader_config.py, copies the assignments of the nbgrader source (solutions/ in a
+clone, carried inside the instructor's package: coursekit.content) to source/ (without the CUDA
 test cells with --cpu-only, so that full marks stay reachable on a course with no GPU),
 and lets nbgrader's generate_assignment fill release/ and the gradebook.
 """
@@ -22,8 +23,8 @@ import nbformat
 from coursekit.classroom.course import CONFIG_FILE, Course, check_result
 from coursekit.classroom.roster import import_roster, read_roster
 from coursekit.classroom.runs import ensure_table
+from coursekit.content import folder as content_folder
 
-REPO_SOLUTIONS = Path(__file__).resolve().parents[2] / "solutions"
 COURSE_MODE = 0o700  # source/ holds the solutions, gradebook.db the grades: the instructor's
 # nbgrader's documented exchange root (`chmod ugo+rw`), plus the sticky bit: a student may
 # not rename or delete the course's folder in it and put a fake outbound in its place
@@ -80,7 +81,7 @@ def sealed_config(assignments) -> str:
 
 def init_course(
     dest: Path,
-    solutions: Path = REPO_SOLUTIONS,
+    solutions: Path | None = None,
     cpu_only: bool = False,
     db_url: str | None = None,
     roster: Path | None = None,
@@ -95,7 +96,10 @@ def init_course(
         _refuse_a_shared_database(db_url, course_id)
     if (dest / CONFIG_FILE).exists():
         raise SystemExit(f"{dest} is already a course ({CONFIG_FILE} exists); nothing changed")
-    assignments = sorted(p for p in Path(solutions).iterdir() if p.is_dir() and _notebooks(p))
+    solutions = Path(solutions) if solutions else content_folder("solutions")
+    if not solutions.is_dir():
+        raise SystemExit(f"{solutions} is not a folder: --solutions names the nbgrader source")
+    assignments = sorted(p for p in solutions.iterdir() if p.is_dir() and _notebooks(p))
     if not assignments:
         raise SystemExit(f"no assignments (folders with notebooks) in {solutions}")
     exchange = Path(exchange or dest.parent / f"{dest.name}-exchange").resolve()

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import nbformat
 
+from coursekit.content import folder
 from coursekit.exercises.cells import without_markers
-from coursekit.exercises.release import SOLUTIONS
 from coursekit.planted import Bug, planted_in
 
 # assignment -> its typical wrong answers (text and replacement inside the reference answer)
@@ -153,7 +153,7 @@ WARNING_PREAMBLE = (
 
 def solution_sources(name: str) -> dict[str, str]:
     """grade_id -> reference answer (markers removed) of each solution cell."""
-    nb = nbformat.read(SOLUTIONS / name / f"{name}.ipynb", as_version=4)
+    nb = nbformat.read(folder("solutions") / name / f"{name}.ipynb", as_version=4)
     return {
         c.metadata["nbgrader"]["grade_id"]: without_markers(c.source)
         for c in nb.cells
