@@ -1605,6 +1605,8 @@ sub_ = _inplace_binary(sub, "subtract")
 mul_ = _inplace_binary(mul, "multiply")
 div_ = _inplace_binary(div, "divide")
 pow_ = _inplace_binary(pow)
+
+
 def _inplace_floor_op(out_of_place):
     """y //= 2 and y %= 2: in place, counted and recorded; a NotImplemented node they record
     names the in-place op (aten::floor_divide_), as PyTorch's does."""

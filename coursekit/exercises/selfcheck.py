@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 from pathlib import Path
 
@@ -57,6 +58,9 @@ def hidden_checks_in_kernel(namespace: dict, assignment_name: str) -> None:
 
 
 def run(path: Path, out=sys.stdout) -> int:
+    # The kernel's messaging logs a socket's late close as a traceback on stderr (tornado's
+    # logger, when the kernel stops): not the student's business, and never about their code.
+    logging.getLogger("tornado").setLevel(logging.CRITICAL)
     from nbclient import NotebookClient
 
     nb = nbformat.read(path, as_version=4)
