@@ -134,7 +134,9 @@ def test_the_report_lists_late_submissions_as_needing_attention(late_class):
 @pytest.mark.slow
 def test_feedback_says_how_late_and_what_it_cost(late_class):
     (page,) = late_class.path("feedback", "ben", "toy").glob("*.html")
-    assert "Late: handed in 2026-12-02 10:00 UTC" in page.read_text()
+    text = page.read_text()
+    assert "Late: handed in 2026-12-02 10:00 UTC" in text
+    assert "late penalty 0.3: 3 -&gt; 2.7" in text
     (page,) = late_class.path("feedback", "mo", "toy").glob("*.html")
     assert "Late:" not in page.read_text()  # marked _LATE by Canvas, but within its extension
 
@@ -163,6 +165,15 @@ def test_the_policy_per_day_cap_and_cutoff():
     assert policy.penalty(8, 10, 7 * day) == 2.5 and policy.penalty(8, 10, 7 * day + 1) == 8
     assert Policy().penalty(8, 10, 30 * day) == 0
     assert str(Policy()) == "no late penalty"
+
+
+def test_without_a_due_date_the_lms_mark_says_late_and_costs_nothing():
+    from coursekit.classroom.deadlines import Late
+
+    marked = Late(datetime(2026, 12, 2), None, 0.0, 0.0, lms_late=True)
+    assert marked.is_late and marked.seconds is None
+    assert marked.describe(3).startswith("marked late by the LMS (no due date set here")
+    assert not Late(datetime(2026, 12, 2), None, 0.0, 0.0, lms_late=False).is_late
 
 
 @pytest.mark.parametrize(
