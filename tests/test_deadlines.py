@@ -215,3 +215,10 @@ def test_a_zip_members_time_is_the_submission_time(tmp_path):
         "a_1_x.ipynb": datetime(2026, 12, 1, 8),
         "Ann_1_assignsubmission_file_": datetime(2026, 12, 3, 9),
     }
+
+
+@pytest.mark.slow
+def test_an_appeal_keeps_the_penalty(late_class):
+    run("grade", "-C", late_class.root, "--student", "ben")  # penalties: ben's alone
+    (row,) = [line for line in grade_table(late_class).splitlines() if line.startswith("ben ")]
+    assert row.split()[1:] == ["2.7/3", "L", "2.7/3"]

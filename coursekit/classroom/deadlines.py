@@ -183,9 +183,10 @@ def extensions(db) -> dict[tuple[str, str], float]:
     }
 
 
-def apply_penalties(db) -> None:
-    """Each submission's extension and penalty from the due dates, extensions and policy;
-    the penalty spread over its notebooks, none losing more than it scored."""
+def apply_penalties(db, student: str | None = None) -> None:
+    """Each submission's extension and penalty (of one student's, after an appeal) from the
+    due dates, extensions and policy; spread over its notebooks, none losing more than it
+    scored."""
     from nbgrader.api import SubmittedAssignment
 
     from coursekit.classroom import scores as read
@@ -196,6 +197,8 @@ def apply_penalties(db) -> None:
     query = select(SubmittedAssignment).options(
         joinedload(SubmittedAssignment.assignment), selectinload(SubmittedAssignment.notebooks)
     )
+    if student is not None:
+        query = query.where(SubmittedAssignment.student_id == student)
     for submission in db.execute(query).scalars().unique():
         key = (submission.student_id, submission.assignment.name)
         hours = extra.get(key)

@@ -49,7 +49,7 @@ def grade_class(
             return []
         written = _grade(course, plan, workers, cell_timeout, limits or Limits(), grader, stream)
         with course.gradebook() as gb:
-            apply_penalties(gb.db)
+            apply_penalties(gb.db, student)  # an appeal: that student's alone
     if any(r["seeds_seen"] and r["seeds_seen"] != [r["seed"]] for r in written):
         stream.write(
             f"warning: the hidden tests did not use the seed in {SEED_ENV}; an appeal "
