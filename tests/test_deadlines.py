@@ -102,7 +102,12 @@ def test_the_table_marks_late_work_and_totals_after_the_penalty(late_class):
     notes = [line for line in table if line.startswith("  L ")]
     assert [line.split()[1] for line in notes] == ["ben", "dee", "lu", "ned"]
     (ben,) = [line for line in notes if " ben " in line]
-    assert "handed in 2026-12-02 10:00 UTC, 10 h 1 min after the due date 2026-12-01 23:59" in ben
+    assert (
+        "handed in 2026-12-02 10:00 UTC (by the exchange), 10 h 1 min after the due date "
+        "2026-12-01 23:59 UTC; late penalty 0.3: 3 -> 2.7"
+    ) in ben
+    assert "12-03 06:00 UTC (by the LMS download), 1 d 6 h 1 min after" in " ".join(notes)
+    assert "12-02 12:00 UTC (by the newest file's time), 12 h 1 min after" in " ".join(notes)
     assert "late penalty 0.3: 3 -> 2.7" in ben
 
 

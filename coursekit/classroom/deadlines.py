@@ -114,6 +114,7 @@ class Late:
     extension_hours: float
     penalty: float
     lms_late: bool  # the LMS marked it late (Canvas's _LATE)
+    source: str = ""  # where its time came from (submission_time)
 
     @property
     def seconds(self) -> float | None:
@@ -132,20 +133,19 @@ class Late:
         if self.due is None:
             said = "marked late by the LMS (no due date set here, so no penalty)"
         else:
-            after = _duration(self.seconds)
-            said = (
-                f"handed in {_shown(self.submitted)}, {after} after the due date {_shown(self.due)}"
-            )
+            when = _shown(self.submitted) + (f" (by {self.source})" if self.source else "")
+            after = f"{_duration(self.seconds)} after the due date {_shown(self.due)}"
+            said = f"handed in {when}, {after}"
         if self.extension_hours:
             said += f" (with an extension of {self.extension_hours:g} h)"
         return said + f"; late penalty {self.penalty:g}: {score:g} -> {score - self.penalty:g}"
 
 
-def lateness(row, lms_late: bool, extension_hours: float) -> Late:
+def lateness(row, lms_late: bool, extension_hours: float, source="") -> Late:
     """A Late from scores.lateness's row (timestamp, due date, extension, penalty)."""
     submitted, duedate, extension, penalty = row
     due = duedate + (extension or timedelta()) if duedate else None
-    return Late(submitted, due, extension_hours, penalty, lms_late)
+    return Late(submitted, due, extension_hours, penalty, lms_late, source)
 
 
 def read_lateness(db, runs: dict) -> dict[tuple[str, str], Late]:
@@ -155,14 +155,16 @@ def read_lateness(db, runs: dict) -> dict[tuple[str, str], Late]:
 
     ensure_table(db.get_bind())  # a gradebook from before deadlines has no extension table
     extra = extensions(db)
+    said = {key: run.result.get("submitted", {}) for key, run in runs.items()}
     return {
-        key: lateness(row, _lms_late(runs.get(key)), extra.get(key, 0.0))
+        key: lateness(
+            row,
+            said.get(key, {}).get("lms_late") is True,
+            extra.get(key, 0.0),
+            said.get(key, {}).get("source", ""),
+        )  # fmt: skip
         for key, row in read.lateness(db).items()
     }
-
-
-def _lms_late(run) -> bool:
-    return run is not None and run.result.get("submitted", {}).get("lms_late") is True
 
 
 def _shown(time: datetime) -> str:
