@@ -162,7 +162,7 @@ def read_lateness(db, runs: dict) -> dict[tuple[str, str], Late]:
             said.get(key, {}).get("lms_late") is True,
             extra.get(key, 0.0),
             said.get(key, {}).get("source", ""),
-        )  # fmt: skip
+        )
         for key, row in read.lateness(db).items()
     }
 
