@@ -4,6 +4,9 @@ minigrad-course init COURSE [--cpu-only] [--roster roster.csv] [--db URL]
 minigrad-course release -C COURSE
 minigrad-course collect -C COURSE                      # from nbgrader's exchange
 minigrad-course collect -C COURSE ASSIGNMENT --from download.zip --roster roster.csv
+minigrad-course deadline -C COURSE ASSIGNMENT "2026-12-01 23:59" [--timezone ZONE]
+minigrad-course extend -C COURSE STUDENT ASSIGNMENT --days N | --hours N
+minigrad-course late-policy -C COURSE [--per-day PCT] [--cap PCT] [--zero-after DAYS]
 minigrad-course grade -C COURSE [-j N] [--force] [--student ID]
 minigrad-course feedback|export|report -C COURSE
 minigrad-course demo [DIR]                             # a sample class, end to end
@@ -94,6 +97,7 @@ def _parser() -> argparse.ArgumentParser:
     report = commands.add_parser("report", parents=[common], help="HTML summary with plots")
     report.add_argument("--out", type=Path, help="default: COURSE/report/")
     commands.add_parser("table", parents=[common], help="print the grade table")
+    _deadline_parsers(commands, common)
     demo = commands.add_parser("demo", help="build a sample class and run everything")
     demo.add_argument("dir", type=Path, nargs="?", default=Path("build/demo-course"))
     demo.add_argument("-j", "--jobs", type=int)
@@ -108,6 +112,32 @@ def _parser() -> argparse.ArgumentParser:
     )
     check.add_argument("notebooks", type=Path, nargs="*", help="default: exercises/*/ here")
     return parser
+
+
+def _deadline_parsers(commands, common) -> None:
+    """deadline, extend, late-policy (coursekit/classroom/deadlines.py)."""
+    deadline = commands.add_parser(
+        "deadline", parents=[common], help="set an assignment's due date"
+    )
+    deadline.add_argument("assignment")
+    deadline.add_argument("when", help='"2026-12-01 23:59", or with an offset '
+                          '"2026-12-01 23:59+01:00"; "none" removes the due date')  # fmt: skip
+    deadline.add_argument("--timezone", default="UTC",
+                          help="zone of a time written without an offset, e.g. Europe/Paris "
+                          "(default: UTC)")  # fmt: skip
+    extend = commands.add_parser("extend", parents=[common], help="give a student extra time")
+    extend.add_argument("student")
+    extend.add_argument("assignment")
+    length = extend.add_mutually_exclusive_group(required=True)
+    length.add_argument("--days", type=float, help="days after the due date (0 removes it)")
+    length.add_argument("--hours", type=float, help="hours after the due date (0 removes it)")
+    policy = commands.add_parser("late-policy", parents=[common],
+                                 help="penalty for late work (default: none)")  # fmt: skip
+    policy.add_argument("--per-day", type=float, default=0.0,
+                        help="percent of the points off per day late, a part day counting "
+                        "whole (default: 0)")  # fmt: skip
+    policy.add_argument("--cap", type=float, help="the most taken off, percent of the points")
+    policy.add_argument("--zero-after", type=float, help="days late after which the score is 0")
 
 
 def main(argv=None) -> int:
@@ -298,6 +328,28 @@ def _report(course, args) -> int:
     return 0
 
 
+def _deadline(course, args) -> int:
+    from coursekit.classroom.deadlines import set_deadline
+
+    print(set_deadline(course, args.assignment, args.when, args.timezone))
+    return 0
+
+
+def _extend(course, args) -> int:
+    from coursekit.classroom.deadlines import extend
+
+    hours = args.hours if args.hours is not None else args.days * 24
+    print(extend(course, args.student, args.assignment, hours))
+    return 0
+
+
+def _late_policy(course, args) -> int:
+    from coursekit.classroom.deadlines import Policy, set_policy
+
+    print(set_policy(course, Policy(args.per_day, args.cap, args.zero_after)))
+    return 0
+
+
 def _table(course, args) -> int:
     from coursekit.classroom.table import grade_table
 
@@ -313,6 +365,9 @@ COMMANDS = {
     "export": _export,
     "report": _report,
     "table": _table,
+    "deadline": _deadline,
+    "extend": _extend,
+    "late-policy": _late_policy,
 }
 
 

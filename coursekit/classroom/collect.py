@@ -9,7 +9,8 @@ would give one student's grade to another.
 
 LMS layouts understood: a folder per student (`Ada Lovelace_123_assignsubmission_file_/x.ipynb`,
 Moodle) and a name before the first underscore followed by numeric ids
-(`lovelaceada_123_456_x.ipynb`, Canvas; `_LATE` allowed). --pattern takes a regular
+(`lovelaceada_123_456_x.ipynb`, Canvas; `_LATE` marks a late upload, kept with the
+submission's time, see deadlines.py). --pattern takes a regular
 expression with the groups `name` and `file_id` for anything else. Only the download's
 top-level name says whose an entry is: the names inside a student's folder or uploaded zip
 are file names, never identities (an upload cannot claim to be another student's).
@@ -31,12 +32,13 @@ from traitlets.config import Config
 
 from coursekit.classroom import exchange
 from coursekit.classroom.course import check_result
+from coursekit.classroom.deadlines import record_submission
 from coursekit.classroom.download import SafeExtractor
 from coursekit.classroom.intake import DEFAULT_LIMITS, Limits
 from coursekit.classroom.roster import Matcher, read_roster
 
 MOODLE_FOLDER = re.compile(r"^(?P<name>.+?)_\d+_assignsubmission_\w*$")
-CANVAS_FILE = re.compile(r"^(?P<name>[^_]+)(?:_LATE)?(?:_\d+)+_(?P<file_id>.+)$")
+CANVAS_FILE = re.compile(r"^(?P<name>[^_]+)(?P<late>_LATE)?(?:_\d+)+_(?P<file_id>.+)$")
 
 
 class RosterCollector(FileNameCollectorPlugin):
@@ -53,7 +55,7 @@ class RosterCollector(FileNameCollectorPlugin):
     def _scan(self, any_file: Path):
         root = Path(self.parent._format_collect_path(self.parent.extracted_directory))
         matcher = Matcher(read_roster(Path(self.roster)))
-        problems, owners = [], {}
+        problems, owners, self.late = [], {}, set()
         for path in sorted(p for p in root.rglob("*") if p.is_file()):
             if path.suffix not in self.valid_ext:
                 continue
@@ -64,6 +66,9 @@ class RosterCollector(FileNameCollectorPlugin):
                 problems.append(f"{relative}: {why}; left out")
                 continue
             owners.setdefault((student, file_id), []).append(str(path))
+            canvas = CANVAS_FILE.match(relative.parts[0])
+            if canvas and canvas["late"]:  # Canvas's own mark, whatever our due date says
+                self.late.add(student)
         plan = {}
         for (student, file_id), paths in owners.items():
             if len(paths) > 1:
@@ -74,6 +79,7 @@ class RosterCollector(FileNameCollectorPlugin):
                 )
                 continue
             plan[paths[0]] = {"student_id": student, "file_id": file_id}
+        self.tops = {p: Path(p).relative_to(root).parts[0] for p in plan}
         return plan, problems
 
     def _identify(self, relative: Path) -> tuple[str, str]:
@@ -150,8 +156,24 @@ def collect_from_lms(
     check_result(outcome, f"zip_collect {assignment}")
     problems = getattr(app.extractor_plugin_inst, "problems", [])
     problems += getattr(app.collector_plugin_inst, "problems", [])
+    _record_times(course, assignment, app.extractor_plugin_inst, app.collector_plugin_inst)
     record_problems(course, assignment, problems)
     return problems
+
+
+def _record_times(course, assignment: str, extractor, collector) -> None:
+    """Each collected student's time (their newest upload's) and the LMS's late mark."""
+    newest: dict[str, object] = {}
+    for path, found in getattr(collector, "plan", {}).items():
+        time = extractor.times.get(collector.tops[path])
+        student = found["student_id"]
+        if time is not None and (student not in newest or time > newest[student]):
+            newest[student] = time
+    for student, time in newest.items():
+        folder = course.submission_dir(student, assignment)
+        if folder.is_dir():
+            late = student in collector.late
+            record_submission(folder, time, "the LMS download", late)
 
 
 def record_problems(course, assignment: str, problems: list[str]) -> None:

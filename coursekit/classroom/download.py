@@ -5,7 +5,9 @@ The download (a zip or a folder) holds one top-level entry per student upload: a
 student. Each entry is unpacked on its own, within the limits (intake.Limits), the zips a
 student uploaded opened in place, level after level: a zip `x.zip` becomes a folder `x.zip`
 with its contents, so the entry's top-level name, the only thing that says whose it is, is
-kept. An entry with anything unsafe in it is left out whole, with the reason.
+kept. An entry with anything unsafe in it is left out whole, with the reason. Each entry's
+time (its newest member's date_time in a zip, read as UTC; its newest file's mtime in a
+folder) is kept for collect: it is when the student handed it in.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import os
 import shutil
 import zipfile
+from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
 
 from nbgrader.plugins import ExtractorPlugin
@@ -41,6 +44,28 @@ class SafeExtractor(ExtractorPlugin):
     def extract(self, archive_path: str, extracted_path: str) -> None:
         limits = Limits(self.max_bytes, self.max_files, self.max_ratio, self.max_depth)
         self.problems = unpack_download(Path(self.download), Path(extracted_path), limits)
+        self.times = entry_times(Path(self.download))
+
+
+def entry_times(download: Path) -> dict[str, datetime]:
+    """Top-level name -> the newest time among its files (naive UTC), read without unpacking."""
+    times: dict[str, datetime] = {}
+    if download.is_dir():
+        for entry in sorted(os.listdir(download)):
+            path = download / entry
+            files = [path] if not path.is_dir() else path.rglob("*")
+            stamps = [f.lstat().st_mtime for f in files if f.is_file() and not f.is_symlink()]
+            if stamps:
+                newest = datetime.fromtimestamp(max(stamps), timezone.utc)
+                times[entry] = newest.replace(tzinfo=None)
+        return times
+    with zipfile.ZipFile(download) as opened:
+        for member in opened.infolist():
+            parts = PurePosixPath(member.filename).parts
+            if parts and not member.is_dir():
+                time = datetime(*member.date_time)
+                times[parts[0]] = max(time, times.get(parts[0], time))
+    return times
 
 
 def unpack_download(download: Path, dest: Path, limits: Limits) -> list[str]:

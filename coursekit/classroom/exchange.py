@@ -24,6 +24,7 @@ from nbgrader.exchange import ExchangeError
 from nbgrader.exchange.default.collect import ExchangeCollect
 from nbgrader.utils import ignore_patterns, parse_utc
 
+from coursekit.classroom.deadlines import record_submission
 from coursekit.classroom.intake import DEFAULT_LIMITS, Budget, Limits, Unsafe, copy_entry, kind
 from coursekit.classroom.roster import id_problem
 
@@ -132,6 +133,8 @@ class VettedCollect(ExchangeCollect):
                     dest.parent.rmdir()
                 self.problems.append(f"inbound entry {record['filename']!r}: {why}; left out")
                 continue
+            # the entry's time, not the timestamp.txt inside it (the student's file)
+            record_submission(staged, record["timestamp"], "the exchange")
             if dest.exists():
                 shutil.rmtree(dest)
             staged.rename(dest)

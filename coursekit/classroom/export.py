@@ -2,9 +2,11 @@
 
 An nbgrader export plugin, so that
 `nbgrader export --exporter=coursekit.classroom.export.WideCsvExportPlugin` writes the same file.
-Empty cells: not submitted. `<assignment>/problems` says why a submission was graded with
-problems (an import refused, a syntax error, a dead kernel, a timeout, a broken file), as the
-grade table's `*` and the report do.
+Empty cells: not submitted. `<assignment>` is the score after any late penalty (the totals
+add these), beside `<assignment>/before_penalty`, `<assignment>/penalty` and
+`<assignment>/late` (`late` or empty; see deadlines.py). `<assignment>/problems` says why a
+submission was graded with problems (an import refused, a syntax error, a dead kernel, a
+timeout, a broken file), as the grade table's `*` and the report do.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import csv
 from nbgrader.plugins import ExportPlugin
 
 from coursekit.classroom import scores as read
+from coursekit.classroom.deadlines import read_lateness
 from coursekit.classroom.runs import latest_runs
 
 # A spreadsheet reads a cell starting with one of these as a formula (OWASP's list).
@@ -44,9 +47,11 @@ class WideCsvExportPlugin(ExportPlugin):
         }
         totals, by_cell = read.submission_scores(db), read.cell_scores(db)
         runs = latest_runs(db)
+        late = read_lateness(db, runs)
         header = ["student_id", "first_name", "last_name", "email", "total", "max_total"]
         for name, _ in assignments:
-            header += [name, f"{name}/problems"]
+            header += [name, *(f"{name}/{c}" for c in ("before_penalty", "penalty", "late"))]
+            header.append(f"{name}/problems")
             header += [f"{name}/{cell}" for _, cell in cells[name]]
         possible = sum(maximum for _, maximum in assignments)
         with open(path, "w", newline="") as handle:
@@ -56,12 +61,13 @@ class WideCsvExportPlugin(ExportPlugin):
                 row, total = [], 0.0
                 for name, _ in assignments:
                     if (student.id, name) not in totals:
-                        row += [""] * (2 + len(cells[name]))
+                        row += [""] * (5 + len(cells[name]))
                         continue
-                    score = totals[(student.id, name)][0]
-                    total += score
+                    score, lateness = totals[(student.id, name)][0], late[(student.id, name)]
+                    total += score - lateness.penalty
                     why = problems(runs.get((student.id, name)))
-                    row += [f"{score:g}", cell_text(why)]
+                    row += [f"{score - lateness.penalty:g}", f"{score:g}", f"{lateness.penalty:g}"]
+                    row += ["late" if lateness.is_late else "", cell_text(why)]
                     for notebook, cell in cells[name]:
                         row.append(f"{by_cell.get((student.id, name, notebook, cell), 0.0):g}")
                 names = [student.first_name or "", student.last_name or "", student.email or ""]

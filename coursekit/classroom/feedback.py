@@ -3,7 +3,8 @@
 nbgrader's generate_feedback makes the pages (the course's config removes hidden tests, see
 hidden.py; submitted markdown and outputs are rendered without their script, see safe_html.py,
 also for a course whose config predates that); the pipeline adds, at the top, what it found
-wrong with the submission, and writes a page saying why for a submission that could not be
+wrong with the submission and, when it was late, how late and what it cost (deadlines.py), and
+writes a page saying why for a submission that could not be
 graded at all. Every page carries a Content-Security-Policy that forbids inline script.
 """
 
@@ -18,6 +19,7 @@ from markupsafe import Markup
 from traitlets.config import Config
 
 from coursekit.classroom.course import check_result
+from coursekit.classroom.deadlines import read_lateness
 from coursekit.classroom.runs import latest_runs
 from coursekit.classroom.safe_html import FEEDBACK_SCRIPTS, policy_meta, render_safely
 
@@ -41,8 +43,11 @@ def make_feedback(course, student: str | None = None, workers: int | None = None
     """Write feedback/<student>/<assignment>/*.html; returns the pages written. Submissions
     are rendered `workers` at a time (default: one per core), each by its own nbgrader."""
     with course.gradebook() as gb:
-        runs = [r for r in latest_runs(gb.db).values() if student in (None, r.student_id)]
-    jobs = [(str(course.root), course.db_url, r.student_id, r.assignment_id, r.result["notes"],
+        latest = latest_runs(gb.db)
+        late = read_lateness(gb.db, latest)
+    runs = [r for r in latest.values() if student in (None, r.student_id)]
+    jobs = [(str(course.root), course.db_url, r.student_id, r.assignment_id,
+             r.result["notes"] + _late_note(late.get((r.student_id, r.assignment_id)), r.score),
              r.max_score, [c["notebook"] for c in r.result["cells"]])
             for r in sorted(runs, key=lambda r: (r.student_id, r.assignment_id))]  # fmt: skip
     workers = max(1, min(workers or os.cpu_count() or 1, len(jobs)))
@@ -51,6 +56,11 @@ def make_feedback(course, student: str | None = None, workers: int | None = None
     context = multiprocessing.get_context("spawn")  # nbgrader's state is not fork-safe
     with ProcessPoolExecutor(workers, mp_context=context) as pool:
         return [page for pages in pool.map(_feedback_for, *zip(*jobs)) for page in pages]
+
+
+def _late_note(late, score: float) -> list[str]:
+    """The lateness and its penalty, as a note atop the page (score: before the penalty)."""
+    return [f"Late: {late.describe(score)}."] if late is not None and late.is_late else []
 
 
 def _feedback_for(root, db_url, student, assignment, notes, max_score, notebooks) -> list[str]:

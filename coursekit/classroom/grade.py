@@ -18,6 +18,7 @@ import shutil
 import sys
 from contextlib import contextmanager
 
+from coursekit.classroom.deadlines import apply_penalties, submission_time
 from coursekit.classroom.grade_one import SEED_ENV, Job, blank_result
 from coursekit.classroom.printable import printable
 from coursekit.classroom.progress import Progress
@@ -47,6 +48,8 @@ def grade_class(
         if not plan:
             return []
         written = _grade(course, plan, workers, cell_timeout, limits or Limits(), grader, stream)
+        with course.gradebook() as gb:
+            apply_penalties(gb.db, student)  # an appeal: that student's alone
     if any(r["seeds_seen"] and r["seeds_seen"] != [r["seed"]] for r in written):
         stream.write(
             f"warning: the hidden tests did not use the seed in {SEED_ENV}; an appeal "
@@ -96,6 +99,8 @@ def _grade(course, plan, workers, cell_timeout, limits, grader, stream) -> list[
     jobs_dir = course.work / "jobs"
     shutil.rmtree(jobs_dir, ignore_errors=True)  # a killed run's leftovers
     prints = {(who, a): p for who, a, _, p, _ in plan}
+    # when each was handed in, and how we know (deadlines.py), with its result
+    times = {(who, a): submission_time(course.submission_dir(who, a)) for who, a, *_ in plan}
     jobs = [
         Job(
             str(course.root),
@@ -116,6 +121,8 @@ def _grade(course, plan, workers, cell_timeout, limits, grader, stream) -> list[
         for job, result, problem in run_jobs(jobs, workers, limits, grader, course.work / "logs"):
             if result is None:
                 result = blank_result(job, problem)
+            result["submitted"] = times[(job.student, job.assignment)]
+            result["timestamp"] = result["submitted"]["time"]
             write_result(gb, course, result, prints[(job.student, job.assignment)])
             shutil.rmtree(job.work_dir, ignore_errors=True)
             written.append(result)

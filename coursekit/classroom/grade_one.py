@@ -11,6 +11,9 @@ gradebook writer, feedback, reports) reads the result, a plain JSON-able dict:
      "notebooks": [{"notebook", "late_penalty"}],
      "scenarios": [{"cell", "id", "passed"}], "seeds_seen": [int], "duration_s"}
 
+and grade.py adds when it was handed in, "submitted": {"time", "source", "lms_late"}
+(deadlines.submission_time), which also becomes its "timestamp".
+
 Here the verdict is nbgrader's own (the submission runs in a kernel with the hidden tests,
 autograde writes a private gradebook, which is read back). A sealed grader replaces this
 function (see GRADER in classroom/grade.py), keeping the result's shape.

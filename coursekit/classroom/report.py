@@ -25,7 +25,8 @@ def summarise(course) -> dict:
     book = class_scores(course)
     students, assignments, runs = book.students, book.assignments, book.runs
     percent = defaultdict(list)
-    for (_, assignment), (score, maximum) in sorted(book.scores.items()):
+    for (student, assignment), (_, maximum) in sorted(book.scores.items()):
+        score = book.final(student, assignment)
         percent[assignment].append(100.0 * score / maximum if maximum else 0.0)
     attempts, passes, messages, problems = Counter(), Counter(), Counter(), []
     for (student, assignment), run in sorted(runs.items()):
@@ -81,8 +82,9 @@ def _grade_rows(book, course) -> list[dict]:
             if (student, assignment) not in book.scores:
                 cells.append({"text": "-", "sort": -1, "link": ""})
                 continue
-            score, maximum = book.scores[(student, assignment)]
+            score, maximum = book.final(student, assignment), book.scores[(student, assignment)][1]
             flag = " *" if problems(book.runs.get((student, assignment))) else ""
+            flag += " L" if book.is_late(student, assignment) else ""
             pages = sorted(course.path("feedback", student, assignment).glob("*.html"))
             link = f"../feedback/{student}/{assignment}/{pages[0].name}" if pages else ""
             cells.append({"text": f"{score:g}/{maximum:g}{flag}", "sort": score, "link": link})
@@ -93,11 +95,17 @@ def _grade_rows(book, course) -> list[dict]:
 
 
 def _needs_attention(book) -> list[dict]:
-    """What an instructor should look at: not graded or graded with problems, then missing."""
+    """What an instructor should look at: not graded or graded with problems, late, then
+    missing."""
     found = [
         {"student": s, "assignment": a, "why": problems(run)}
         for (s, a), run in sorted(book.runs.items())
         if problems(run)
+    ]
+    found += [
+        {"student": s, "assignment": a, "why": "late: " + book.late_note(s, a)}
+        for s, a in sorted(book.scores)
+        if book.is_late(s, a)
     ]
     found += [
         {"student": s, "assignment": a, "why": "not handed in"}
@@ -234,8 +242,8 @@ img{max-width:100%;height:auto}</style></head><body>
 {% for a in data.attention %}<tr><td>{{ a.student }}</td><td>{{ a.assignment }}</td>
 <td>{{ a.why }}</td></tr>
 {% endfor %}</table>{% else %}<p>Nothing: every submission is in and graded cleanly.</p>{% endif %}
-<h2>Grades</h2><p>Click a column to sort; a score links to the student's feedback. - not handed
-in, * graded with problems (see above).</p>
+<h2>Grades</h2><p>Click a column to sort; a score links to the student's feedback. Scores are
+after late penalties. - not handed in, * graded with problems, L late (see above).</p>
 <table class="sortable"><thead><tr><th>student</th><th>name</th>
 {% for a in data.assignments %}<th>{{ a }}</th>{% endfor %}<th>total</th></tr></thead><tbody>
 {% for row in data.grades %}<tr><td>{{ row.id }}</td><td>{{ row.name }}</td>

@@ -38,6 +38,26 @@ class GradingRun(Base):
         return json.loads(self.result_json)
 
 
+class Extension(Base):
+    """A student's extra time on an assignment, given before or after they hand it in
+    (nbgrader's SubmittedAssignment.extension exists only once a submission does)."""
+
+    __tablename__ = "minigrad_extension"
+    student_id = Column(String(128), primary_key=True)
+    assignment_id = Column(String(128), primary_key=True)
+    hours = Column(Float, nullable=False)
+
+
+class LatePolicy(Base):
+    """The course's late policy, one row (none stored: no penalty). Percent of the points."""
+
+    __tablename__ = "minigrad_late_policy"
+    id = Column(Integer, primary_key=True)
+    per_day = Column(Float, nullable=False, default=0.0)
+    cap = Column(Float)  # largest penalty, percent; None: up to the whole score
+    zero_after = Column(Float)  # days late beyond which the score is 0; None: never
+
+
 def ensure_table(engine) -> None:
     Base.metadata.create_all(bind=engine)
 

@@ -65,3 +65,22 @@ def cell_scores(db) -> dict[tuple[str, str, str, str], float]:
         .join(BaseCell, Grade.cell_id == BaseCell.id)
     )
     return {(s, a, nb, cell): float(score) for s, a, nb, cell, score in db.execute(query)}
+
+
+def lateness(db) -> dict[tuple[str, str], tuple]:
+    """(student, assignment) -> (submitted at, due date, extension, late penalty) of every
+    submission, times naive UTC (one grouped query; deadlines.lateness reads a row)."""
+    query = (
+        select(
+            SubmittedAssignment.student_id,
+            Assignment.name,
+            SubmittedAssignment.timestamp,
+            Assignment.duedate,
+            SubmittedAssignment.extension,
+            func.coalesce(func.sum(SubmittedNotebook.late_submission_penalty), 0.0),
+        )
+        .join(Assignment, SubmittedAssignment.assignment_id == Assignment.id)
+        .outerjoin(SubmittedNotebook, SubmittedNotebook.assignment_id == SubmittedAssignment.id)
+        .group_by(SubmittedAssignment.id, Assignment.id)  # PostgreSQL: every column's key
+    )
+    return {(s, a): (t, due, ext, float(p)) for s, a, t, due, ext, p in db.execute(query)}
