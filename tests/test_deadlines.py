@@ -25,7 +25,7 @@ from datetime import datetime, timezone
 
 import nbformat
 import pytest
-from test_pipeline import answered, hand_in, run, toy_solutions
+from test_pipeline import answered, hand_in, roster_text, run, toy_solutions
 
 from coursekit.classroom.course import Course
 from coursekit.classroom.deadlines import Policy
@@ -34,9 +34,8 @@ from coursekit.classroom.table import grade_table
 from coursekit.cli import main as cli
 
 pytestmark = pytest.mark.xdist_group("deadlines")  # one worker builds the module's class
-ROSTER = "id,first_name,last_name,email\n" + "".join(
-    f"{i},{first},{last},{i}@example.edu\n"
-    for i, first, last in [
+ROSTER = roster_text(
+    [
         ("ada", "Ada", "Lovelace"),
         ("ben", "Ben", "Bitdiddle"),
         ("cy", "Cy", "Fect"),

@@ -27,6 +27,7 @@ from test_pipeline import (
     answered,
     gradebook_scores,
     notes_of,
+    roster_text,
     run,
     sqlite_url,
     toy_solutions,
@@ -39,9 +40,8 @@ from coursekit.classroom.intake import DEFAULT_LIMITS, Limits
 pytestmark = pytest.mark.xdist_group("intake")  # one worker builds the module's course
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOK = b'{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'
-ROSTER = "id,first_name,last_name,email\n" + "".join(
-    f"{i},{first},{last},{i}@example.edu\n"
-    for i, first, last in [
+ROSTER = roster_text(
+    [
         ("ada", "Ada", "Lovelace"),
         ("ben", "Ben", "Bitdiddle"),
         ("cy", "Cy", "Fect"),

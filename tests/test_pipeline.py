@@ -36,16 +36,17 @@ from coursekit.cli import main as cli
 REPO = Path(__file__).resolve().parents[1]
 TOY_POINTS = {"test_add": 2.0, "test_mul": 1.0}
 HIDDEN_TOY_LINES = ("assert add(2, 3) == 5", "assert mul(3, 5) == 15")
-ROSTER = "id,first_name,last_name,email\n" + "".join(
-    f"{i},{f},{last},{i}@example.edu\n"
-    for i, f, last in [
-        ("ada", "Ada", "Lovelace"),
-        ("ben", "Ben", "Bitdiddle"),
-        ("cy", "Cy", "D'Fect"),
-        ("dee", "Dee", "Cohen"),
-        ("kim", "Kim", "Park"),
-    ]
-)
+
+
+def roster_text(people) -> str:
+    """A roster CSV for (id, first name, last name) triples, e-mail made from the id."""
+    rows = "".join(f"{i},{first},{last},{i}@example.edu\n" for i, first, last in people)
+    return "id,first_name,last_name,email\n" + rows
+
+
+PEOPLE = [("ada", "Ada", "Lovelace"), ("ben", "Ben", "Bitdiddle"), ("cy", "Cy", "D'Fect"),
+          ("dee", "Dee", "Cohen"), ("kim", "Kim", "Park")]  # fmt: skip
+ROSTER = roster_text(PEOPLE)
 
 
 # --- the toy assignment ---------------------------------------------------------------------
