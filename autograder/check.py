@@ -95,9 +95,9 @@ def check(engine, rules=None, topics=None, device="cpu", seed=None, time_limit=T
 
 
 _NO_REFERENCE = (
-    "checking needs PyTorch {version} (pip install torch=={version}.0); this copy "
-    "has no recorded observations to compare with instead"
-).replace("{version}", REFERENCE_VERSION)
+    f"checking needs PyTorch {REFERENCE_VERSION} (pip install torch=={REFERENCE_VERSION}.0); "
+    "this copy has no recorded observations to compare with instead"
+)
 
 
 def _version(torch) -> str:
