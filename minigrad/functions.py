@@ -3,6 +3,10 @@
 Each `apply` takes the gradient of the node's output(s) and returns one gradient per edge in
 `next_functions` (None where that input needs none). Gradients are raw arrays; `xp` is the
 array module of the arrays involved, so no node knows whether it runs on NumPy or CuPy.
+
+Where an op's forward is a pure kernel (the elementwise functions, relu), it sits on its node
+as `forward(xp, x)`, beside the gradient it must agree with; ops.py keeps what happens around
+a kernel (argument checks, dtype promotion, in-place history).
 """
 
 import math
@@ -261,29 +265,69 @@ class ReciprocalBackward0(Node):
         return (-g * (r * r),)  # PyTorch's order, which float16 rounding shows
 
 
-class ExpBackward0(Node):
+class _ElementwiseFloat(Node):
+    """A function computed elementwise in floating point, its forward beside its gradient
+    (ops._float_unary runs `forward` and saves what `saves` names: the input as "self" or
+    the output as "result")."""
+
+    saves = "self"
+
+    @staticmethod
+    def forward(xp, x):
+        raise NotImplementedError
+
+
+class ExpBackward0(_ElementwiseFloat):
+    saves = "result"
+
+    @staticmethod
+    def forward(xp, x):
+        return xp.exp(x)
+
     def apply(self, g):
         return (g * self.unpack()["result"],)
 
 
-class LogBackward0(Node):
+class LogBackward0(_ElementwiseFloat):
+    @staticmethod
+    def forward(xp, x):
+        return xp.log(x)
+
     def apply(self, g):
         return (g / self.unpack()["self"],)
 
 
-class SqrtBackward0(Node):
+class SqrtBackward0(_ElementwiseFloat):
+    saves = "result"
+
+    @staticmethod
+    def forward(xp, x):
+        return xp.sqrt(x)
+
     def apply(self, g):
         with _quiet(array_module(g)):
             return (g / (2 * self.unpack()["result"]),)
 
 
-class TanhBackward0(Node):
+class TanhBackward0(_ElementwiseFloat):
+    saves = "result"
+
+    @staticmethod
+    def forward(xp, x):
+        return xp.tanh(x)
+
     def apply(self, g):
         r = opmath(self.unpack()["result"])
         return ((opmath(g) * (1 - r * r)).astype(g.dtype, copy=False),)
 
 
-class SigmoidBackward0(Node):
+class SigmoidBackward0(_ElementwiseFloat):
+    saves = "result"
+
+    @staticmethod
+    def forward(xp, x):
+        return (1 / (1 + xp.exp(-x))).astype(x.dtype, copy=False)
+
     def apply(self, g):
         r = self.unpack()["result"]
         return (g * (1 - r) * r,)  # in g's dtype, in this order, as PyTorch (float16 shows it)
@@ -298,6 +342,16 @@ def masked(g, keep):
 
 
 class ReluBackward0(Node):
+    @staticmethod
+    def forward(xp, d):
+        if d.dtype.kind != "f":
+            return xp.maximum(d, d.dtype.type(0))
+        # PyTorch keeps x unless x < 0, so -0.0 and NaN pass unchanged (maximum() does not
+        # promise that). Multiplying x's bits, read as integers, by the mask writes +0.0
+        # exactly where x < 0, and is faster than where().
+        bits = d.view(f"i{d.itemsize}") * ~(d < 0)
+        return bits.view(d.dtype)
+
     def apply(self, g):
         # PyTorch zeroes the gradient where result <= 0: a NaN result lets it through
         return (masked(g, ~(self.unpack()["result"] <= 0)),)
@@ -312,12 +366,20 @@ class AbsBackward0(Node):
         return (g * sign,)
 
 
-class SinBackward0(Node):
+class SinBackward0(_ElementwiseFloat):
+    @staticmethod
+    def forward(xp, x):
+        return xp.sin(x)
+
     def apply(self, g):
         return (g * array_module(g).cos(self.unpack()["self"]),)
 
 
-class CosBackward0(Node):
+class CosBackward0(_ElementwiseFloat):
+    @staticmethod
+    def forward(xp, x):
+        return xp.cos(x)
+
     def apply(self, g):
         return (-g * array_module(g).sin(self.unpack()["self"]),)
 

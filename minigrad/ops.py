@@ -441,42 +441,33 @@ def _unary(node_cls, self, data, *, save_self=False, result=False, **kw):
     return out
 
 
-def _float_unary(kernel, node_cls, **saves):
-    """An elementwise function computed in floating point (integers are promoted first)."""
+def _float_unary(node_cls):
+    """An elementwise function computed in floating point (integers are promoted first); the
+    node class holds both its forward kernel and its gradient (functions._ElementwiseFloat)."""
+    saves = {"save_self": True} if node_cls.saves == "self" else {"result": True}
 
     def op(self):
         x = self if self._dtype.is_floating_point else to(self, _dtypes.float32)
         data = x._data
-        data = kernel(x._xp, F.opmath(data)).astype(data.dtype, copy=False)
+        data = node_cls.forward(x._xp, F.opmath(data)).astype(data.dtype, copy=False)
         return _unary(node_cls, x, data, **saves)
 
     return op
 
 
-def _sigmoid_kernel(xp, d):
-    return (1 / (1 + xp.exp(-d))).astype(d.dtype, copy=False)
-
-
-exp = _float_unary(lambda xp, d: xp.exp(d), F.ExpBackward0, result=True)
-log = _float_unary(lambda xp, d: xp.log(d), F.LogBackward0, save_self=True)
-sqrt = _float_unary(lambda xp, d: xp.sqrt(d), F.SqrtBackward0, result=True)
-tanh = _float_unary(lambda xp, d: xp.tanh(d), F.TanhBackward0, result=True)
-sigmoid = _float_unary(_sigmoid_kernel, F.SigmoidBackward0, result=True)
-sin = _float_unary(lambda xp, d: xp.sin(d), F.SinBackward0, save_self=True)
-cos = _float_unary(lambda xp, d: xp.cos(d), F.CosBackward0, save_self=True)
+exp = _float_unary(F.ExpBackward0)
+log = _float_unary(F.LogBackward0)
+sqrt = _float_unary(F.SqrtBackward0)
+tanh = _float_unary(F.TanhBackward0)
+sigmoid = _float_unary(F.SigmoidBackward0)
+sin = _float_unary(F.SinBackward0)
+cos = _float_unary(F.CosBackward0)
 
 
 def relu(self):
     if self._dtype is _dtypes.bool:
         raise RuntimeError(msg.BOOL_RELU)
-    d = self._data
-    if d.dtype.kind != "f":
-        return _unary(F.ReluBackward0, self, self._xp.maximum(d, d.dtype.type(0)), result=True)
-    # PyTorch keeps x unless x < 0, so -0.0 and NaN pass unchanged (maximum() does not
-    # promise that). Multiplying x's bits, read as integers, by the mask writes +0.0 exactly
-    # where x < 0, and is faster than where().
-    bits = d.view(f"i{d.itemsize}") * ~(d < 0)
-    return _unary(F.ReluBackward0, self, bits.view(d.dtype), result=True)
+    return _unary(F.ReluBackward0, self, F.ReluBackward0.forward(self._xp, self._data), result=True)
 
 
 def abs(self):  # noqa: A001
