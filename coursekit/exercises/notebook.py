@@ -1,6 +1,7 @@
 """Build each assignment's nbgrader source notebook (solutions/<name>/<name>.ipynb).
 
-A notebook is short: an introduction, one given cell that imports minigrad and the helpers of
+A notebook is short: an introduction, the cell that installs the course on Colab (and does
+nothing elsewhere), one given cell that imports minigrad and the helpers of
 the assignment's seam module, the student's answer cells (each starting from a graded function
 of minigrad/seams/<name>.py: signature, docstring, solution markers), one given cell that binds
 the student's functions into the engine, then the test cells, each with a hidden test that
@@ -16,6 +17,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from autograder.rules import statement
 from autograder.scenarios import select
+from coursekit import colab
 from coursekit.edition import graded_functions, seam_source
 from coursekit.exercises.assignments import ASSIGNMENTS, Assignment
 from coursekit.exercises.cells import read_cells
@@ -134,6 +136,7 @@ def bind_source(a: Assignment) -> str:
 def build_notebook(a: Assignment) -> nbformat.NotebookNode:
     nb = _Builder(a.name)
     nb.markdown(intro_text(a))
+    nb.locked(colab.CELL)
     nb.locked(setup_source(a))
     answers = graded_functions(seam_source(a.name))
     part = read_cells(a.part_file)
