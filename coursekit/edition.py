@@ -138,7 +138,7 @@ requires-python = ">=3.10"
 dependencies = ["numpy>=1.24", "nbformat", "nbclient", "ipykernel"]
 
 [project.optional-dependencies]
-torch = ["torch==2.13.0"]  # the lectures' PyTorch side and live checks (the course's pin)
+torch = ["{torch}"]  # the lectures' PyTorch side and live checks (the course's pin)
 lab = ["jupyterlab>=4", "nbgrader", "matplotlib"]  # JupyterLab, the Assignment List
 
 [project.scripts]
@@ -151,6 +151,20 @@ include = ["minigrad*", "autograder*", "coursekit*"]
 autograder = ["recorded_torch_cpu.json.gz"]
 coursekit = ["_content/**/*"]
 """
+
+
+def course_torch_pin() -> str:
+    """The PyTorch requirement of this package's `course` extra, read from its installed
+    metadata, so that pyproject.toml stays the one place the pin is written."""
+    from importlib.metadata import requires
+
+    from packaging.requirements import Requirement
+
+    for text in requires("minigrad-course") or ():
+        req = Requirement(text)
+        if req.name == "torch" and req.marker and req.marker.evaluate({"extra": "course"}):
+            return f"{req.name}{req.specifier}"
+    raise RuntimeError("minigrad-course's metadata names no torch for its `course` extra")
 
 
 def write_student_distribution(dest: Path) -> Path:
@@ -177,5 +191,6 @@ def write_student_distribution(dest: Path) -> Path:
         shutil.copy2(content.PACKAGE / module, dest / "coursekit" / module)
     content.carry(content.STUDENT, dest / "coursekit" / "_content")
     version = getattr(minigrad, "__version__", "0")
-    (dest / "pyproject.toml").write_text(STUDENT_PROJECT.format(version=version))
+    project = STUDENT_PROJECT.format(version=version, torch=course_torch_pin())
+    (dest / "pyproject.toml").write_text(project)
     return dest

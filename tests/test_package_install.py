@@ -1,4 +1,5 @@
-"""The course as a package (issue 21), in its two distributions.
+"""The course as a package (issue 21), in its two distributions, each installed into a fresh
+virtual environment outside the checkout and run by its own `minigrad-course` entry point.
 
 The instructor's (the wheel built from the checkout) carries the lectures, the exercises and
 the nbgrader source: from an empty directory `start` copies the course and `check` grades an
@@ -13,10 +14,12 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import nbformat
 import pytest
+import tomllib
 from test_seams import NAMES, _normalised, reference_bodies
 
 from coursekit.exercises.cells import SOLUTION_MARKERS
@@ -26,9 +29,36 @@ CHECKOUT = Path(__file__).resolve().parent.parent
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("package")]
 
 
+def fresh_environment(root: Path) -> Path:
+    """A new virtual environment in root (outside the checkout), its site-packages returned.
+    Only what a test installs lands there; the course's dependencies (NumPy, nbgrader,
+    PyTorch, ...) are borrowed from this test's own environment by one path line, because no
+    package index is assumed reachable. That line names a folder, not a site directory, so
+    the checkout's editable install (a .pth hook there) stays invisible."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True)
+    purelib = "import sysconfig; print(sysconfig.get_path('purelib'))"
+    site = Path(
+        subprocess.check_output([root / "bin" / "python", "-c", purelib], text=True).strip()
+    )
+    (site / "borrowed-dependencies.pth").write_text(sysconfig.get_path("purelib") + "\n")
+    return site
+
+
+def _python(site: Path) -> Path:
+    return site.parents[2] / "bin" / "python"  # env/lib/pythonX.Y/site-packages
+
+
+def pip_install(site: Path, *what: str, cwd: Path) -> None:
+    """This environment's pip, installing into the fresh one (which has no pip of its own)."""
+    command = [sys.executable, "-m", "pip", "--python", str(_python(site)), "install", "-q",
+               "--no-deps", "--no-build-isolation", *what]  # fmt: skip
+    out = subprocess.run(command, capture_output=True, text=True, cwd=cwd)
+    assert out.returncode == 0, out.stderr[-2000:]
+
+
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory) -> Path:
-    """The wheel, built from this checkout and installed into a folder of its own."""
+    """The wheel, built from a copy of this checkout and installed into a fresh environment."""
     root = tmp_path_factory.mktemp("wheel")
     source = root / "source"  # pip builds in the tree it is given: a copy, not the checkout
     shutil.copytree(CHECKOUT, source, ignore=shutil.ignore_patterns(
@@ -38,40 +68,42 @@ def installed(tmp_path_factory) -> Path:
              "-w", str(root / "dist"), str(source)]  # fmt: skip
     subprocess.run(build, check=True, capture_output=True, cwd=root)
     (wheel,) = (root / "dist").glob("minigrad_course-*.whl")
-    site = root / "site"
-    install = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(site),
-               str(wheel)]  # fmt: skip
-    subprocess.run(install, check=True, capture_output=True)
+    site = fresh_environment(root / "env")
+    pip_install(site, str(wheel), cwd=root)
     return site
 
 
 @pytest.fixture(scope="module")
 def student(installed, tmp_path_factory) -> Path:
     """The student distribution, written by the installed instructor's package from an empty
-    directory and installed into a fresh folder of its own."""
+    directory and installed into a fresh environment of its own."""
     root = tmp_path_factory.mktemp("student")
     out = course_command(installed, root, "edition", "project")
     assert out.returncode == 0, out.stderr[-2000:]
-    site = root / "site"
-    install = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
-               "--target", str(site), str(root / "project")]  # fmt: skip
-    subprocess.run(install, check=True, capture_output=True, cwd=root)
+    written = tomllib.loads((root / "project" / "pyproject.toml").read_text())
+    ours = tomllib.loads((CHECKOUT / "pyproject.toml").read_text())["project"]
+    torch = [r for r in ours["optional-dependencies"]["course"] if r.startswith("torch")]
+    assert written["project"]["optional-dependencies"]["torch"] == torch  # one pin, ours
+    site = fresh_environment(root / "env")
+    pip_install(site, str(root / "project"), cwd=root)
     return site
 
 
 def course_command(site: Path, cwd: Path, *args, without_torch: bool = False, python=False):
-    """`minigrad-course ARGS` as the installed package runs it (the clone not on the path);
-    a class edition's saved functions go to cwd/my_seams."""
-    path = [str(site)]
+    """`minigrad-course ARGS` run by the fresh environment's own entry point (python=True:
+    its `python ARGS`); a class edition's saved functions go to cwd/my_seams."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env["MINIGRAD_MY_SEAMS"] = str(cwd / "my_seams")
+    # the borrowed dependencies' data files (nbconvert's and nbgrader's templates), which a
+    # real install puts in the environment's own share/jupyter
+    env["JUPYTER_PATH"] = str(Path(sysconfig.get_path("data"), "share", "jupyter"))
     if without_torch:  # a `torch` that cannot be imported, as where none is installed
         shim = cwd / "no-torch"
         (shim / "torch").mkdir(parents=True, exist_ok=True)
         (shim / "torch" / "__init__.py").write_text("raise ImportError('no torch here')\n")
-        path.insert(0, str(shim))
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(path),
-           "MINIGRAD_MY_SEAMS": str(cwd / "my_seams")}  # fmt: skip
-    command = [sys.executable, *args] if python else [sys.executable, "-m", "coursekit.cli", *args]
-    return subprocess.run(command, cwd=cwd, env=env,
+        env["PYTHONPATH"] = str(shim)
+    entry = [_python(site)] if python else [_python(site).parent / "minigrad-course"]
+    return subprocess.run([*entry, *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=1500)  # fmt: skip
 
 
