@@ -115,13 +115,15 @@ class RunningHub:
                 self.process.wait()
 
 
-def start_hub(base: Path, course: Path, roster: Path, instructor: str, port: int, password):
+def start_hub(base: Path, course: Path, roster: Path, instructor: str, port: int, passwords):
+    """`minigrad-course hub` with --auth shared-password: (students', instructor's) passwords."""
     log = base / "hub.log"
     command = [*namespace_prefix(base), str(BIN / "minigrad-course"), "hub", "-C", str(course),
                "--roster", str(roster), "--instructor", instructor, "--port", str(port),
                "--auth", "shared-password", "--homes", str(base / "homes"),
                "--state", str(base / "hub")]  # fmt: skip
-    env = {**os.environ, "MINIGRAD_HUB_PASSWORD": password, "OMP_NUM_THREADS": "1"}
+    env = {**os.environ, "MINIGRAD_HUB_PASSWORD": passwords[0], "OMP_NUM_THREADS": "1"}
+    env["MINIGRAD_HUB_ADMIN_PASSWORD"] = passwords[1]
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH")) if p)
     with log.open("w") as out:
         process = subprocess.Popen(

@@ -12,7 +12,8 @@ gradebook, submissions) belongs to the instructor, 0700.
 Authentication (--auth): first-use (default), jupyterhub-firstuseauthenticator: only the
 roster's ids (and the instructor) may sign in, each setting their password at their first
 sign-in; nothing else to run or administer for a lab without an LMS. shared-password: one
-password for everyone (MINIGRAD_HUB_PASSWORD), for a workshop and the tests. An LMS launch
+password for the students (MINIGRAD_HUB_PASSWORD), another for the instructor
+(MINIGRAD_HUB_ADMIN_PASSWORD), for a workshop and the tests. An LMS launch
 goes through LTI 1.3 (jupyterhub-ltiauthenticator; README, For instructors).
 """
 
@@ -30,7 +31,8 @@ from pathlib import Path
 from coursekit.classroom import accounts
 from coursekit.classroom.hub_config import HubSettings, write_configs
 
-PASSWORD_VARIABLE = "MINIGRAD_HUB_PASSWORD"
+PASSWORD_VARIABLE = "MINIGRAD_HUB_PASSWORD"  # shared-password: the students'
+ADMIN_PASSWORD_VARIABLE = "MINIGRAD_HUB_ADMIN_PASSWORD"  # ... and the instructor's (32+)
 AUTHENTICATORS = ("first-use", "shared-password")
 PROXY = "configurable-http-proxy"
 
@@ -165,15 +167,21 @@ def _auth_settings(auth: str, state: Path) -> dict:
         }
     if auth == "shared-password":
         password = os.environ.get(PASSWORD_VARIABLE, "")
-        if len(password) < 8:
+        admin = os.environ.get(ADMIN_PASSWORD_VARIABLE, "")
+        if len(password) < 8 or len(admin) < 32 or admin == password:
             raise SystemExit(
-                f"--auth shared-password takes the password from {PASSWORD_VARIABLE} "
-                "(8 characters at least)"
+                f"--auth shared-password takes the students' password from {PASSWORD_VARIABLE} "
+                f"(8 characters at least) and the instructor's from {ADMIN_PASSWORD_VARIABLE} "
+                "(32 at least, another one)"
             )
         return {
             "authenticator": "shared-password",
-            "auth_note": "one password shared by the allowed people (a workshop, the tests)",
-            "auth_settings": {"SharedPasswordAuthenticator.user_password": password},
+            "auth_note": "one password for the students, one for the instructor (a workshop, "
+            "the tests)",
+            "auth_settings": {
+                "SharedPasswordAuthenticator.user_password": password,
+                "SharedPasswordAuthenticator.admin_password": admin,
+            },
         }
     raise SystemExit(f"--auth is one of {', '.join(AUTHENTICATORS)}, not {auth!r}")
 

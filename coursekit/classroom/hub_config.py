@@ -8,6 +8,8 @@ never pasted as text. The files:
   nbgrader configuration and everyone else the students'.
 - <role>/nbgrader_config.py: the course id and the exchange (and, for the instructor, the
   course directory and its own nbgrader_config.py), on the servers' JUPYTER_CONFIG_PATH.
+- instructor/jupyter_server_config.json: the Formgrader may be framed by the instructor's
+  own JupyterLab.
 - student/jupyter_server_config.json and student/labconfig/page_config.json: no Formgrader,
   course list or assignment creation in a student's JupyterLab.
 """
@@ -58,14 +60,18 @@ c.Spawner.env_keep = ["PATH", "PYTHONPATH", "LANG", "LC_ALL", "VIRTUAL_ENV",
 c.{{ key }} = {{ value|py }}
 {% endfor %}
 INSTRUCTORS = {{ instructors|py }}
+COURSE_ROOT = {{ course_root|py }}
 CONFIG_PATH = {"instructor": {{ instructor_config|py }}, "student": {{ student_config|py }}}
 
 
 def per_role(spawner):
-    """The instructor's server gets the course's nbgrader config (Formgrader), a student's
-    the students' (Assignment List, Validate)."""
+    """The instructor's server gets the course's nbgrader config and serves the course
+    directory (the Formgrader wants the course inside the server's root); a student's gets the
+    students' config (Assignment List, Validate) and serves their home."""
     role = "instructor" if spawner.user.name in INSTRUCTORS else "student"
     spawner.environment = {**spawner.environment, "JUPYTER_CONFIG_PATH": CONFIG_PATH[role]}
+    if role == "instructor":
+        spawner.notebook_dir = COURSE_ROOT
 
 
 c.Spawner.pre_spawn_hook = per_role
@@ -91,6 +97,13 @@ STUDENT_SERVER = {
             "nbgrader.server_extensions.formgrader": False,
             "nbgrader.server_extensions.course_list": False,
         }
+    }
+}
+# The Formgrader is a page of the instructor's own server framed by their JupyterLab:
+# jupyterhub-singleuser's default policy, frame-ancestors 'none', would blank it
+INSTRUCTOR_SERVER = {
+    "ServerApp": {
+        "tornado_settings": {"headers": {"Content-Security-Policy": "frame-ancestors 'self'"}}
     }
 }
 STUDENT_LAB = {
@@ -137,6 +150,9 @@ def write_configs(s: HubSettings) -> Path:
             course_config=str(s.course_root / "nbgrader_config.py"),
             **common,
         )
+    )
+    (instructor_config / "jupyter_server_config.json").write_text(
+        json.dumps(INSTRUCTOR_SERVER, indent=1)
     )
     (student_config / "nbgrader_config.py").write_text(
         NBGRADER.render(role="student", course_root="", **common)
