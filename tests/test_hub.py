@@ -1,7 +1,8 @@
 """A class on a real JupyterHub (`minigrad-course hub`), driven in a real browser (Debian's
 Chromium through Playwright): two students and an instructor, each their own Unix account.
 
-The instructor releases the toy assignment (due long ago; one student has an extension). Each
+The toy assignment is released (due long ago; one student has an extension) before the hub
+starts, which hands the course and its exchange folder over to the instructor's account. Each
 student signs in, fetches it from the Assignment List, answers it (the notebook is written as
 that student's account: typing is covered by test_browser.py) and submits it from the
 Assignment List: one right, one wrong. The instructor collects, grades (`minigrad-course
@@ -55,7 +56,11 @@ def hub_class(tmp_path):
         )
         course = base / "course"
         run("init", course, "--solutions", base / "solutions", "--cpu-only",
-            "--exchange", base / "exchange")  # fmt: skip
+            "--roster", roster, "--exchange", base / "exchange")  # fmt: skip
+        # made by root before the hub: `hub` hands the course and its exchange folder over
+        run("release", "-C", course)
+        run("deadline", "-C", course, "toy", "2000-01-01 00:00")  # late unless extended
+        run("extend", "-C", course, people["right"], "toy", "--days", "30000")
         hub = start_hub(
             base, course, roster, people["instructor"], free_port(), (PASSWORD, ADMIN_PASSWORD)
         )
@@ -80,6 +85,7 @@ def _account(name: str) -> bool:
 
 
 def _sign_in(browser, hub, user: str, password=PASSWORD):
+    """Sign in on the hub's page; the hub starts the user's JupyterLab (wait with _lab)."""
     context = browser.new_context(viewport=VIEWPORT)
     context.set_default_timeout(90_000)
     page = context.new_page()
@@ -87,6 +93,10 @@ def _sign_in(browser, hub, user: str, password=PASSWORD):
     page.locator("#username_input").fill(user)
     page.locator("#password_input").fill(password)
     page.locator("#login_submit").click()
+    return page
+
+
+def _lab(page, user: str):
     page.wait_for_url(f"**/user/{user}/lab**", timeout=180_000)
     expect(page.locator("#jp-menu-panel")).to_be_visible(timeout=180_000)
     return page
@@ -139,15 +149,12 @@ def test_a_class_round_trip_on_jupyterhub(hub_class, browser, tmp_path):
     def as_instructor(*command):
         return hub.as_user(instructor, "instructor", "minigrad-course", *command, "-C", course)
 
-    as_instructor("release")
-    as_instructor("deadline", "toy", "2000-01-01 00:00")  # long gone: late unless extended
-    as_instructor("extend", students["right"], "toy", "--days", "30000")
-    timings["release"] = time.monotonic() - started
-
     # --- each student: sign in, fetch, answer, submit (Assignment List) ------------------------
-    pages = {}
+    # everyone signs in at once: the hub starts the three JupyterLabs side by side
+    pages = {kind: _sign_in(browser, hub, student) for kind, student in students.items()}
+    teacher = _sign_in(browser, hub, instructor, ADMIN_PASSWORD)
     for kind, student in students.items():
-        page = pages[kind] = _sign_in(browser, hub, student)
+        page = _lab(pages[kind], student)
         panel = _assignment_list(page)
         # a student's JupyterLab has nbgrader's student side only
         page.locator("#jp-menu-panel").get_by_role("menuitem", name="Nbgrader").click()
@@ -167,11 +174,12 @@ def test_a_class_round_trip_on_jupyterhub(hub_class, browser, tmp_path):
     timings["students submit"] = time.monotonic() - started
 
     # --- the instructor: collect, grade, feedback, release it ----------------------------------
-    for step in ("collect", "grade", "feedback", "release-feedback"):
-        done = as_instructor(step)
+    for step in ("collect", "grade", "feedback -j 1", "release-feedback"):
+        done = as_instructor(*step.split())
+        timings[step] = time.monotonic() - started
     assert "released 2 feedback pages" in done.stdout, done.stdout
     timings["instructor grades"] = time.monotonic() - started
-    teacher = _sign_in(browser, hub, instructor, ADMIN_PASSWORD)
+    _lab(teacher, instructor)
     menu(teacher, "Nbgrader", "Formgrader")
     formgrader = teacher.frame_locator(".jp-MainAreaWidget:not(.lm-mod-hidden) iframe")
     row = formgrader.locator("tbody tr", has_text="toy")
