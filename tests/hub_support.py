@@ -3,16 +3,18 @@ hub started by `minigrad-course hub` (as root), commands run as one of its Unix 
 cleaning up the accounts and processes the test made.
 
 The Python running the tests may live where other users cannot go (pyenv under /root, 0700, on
-this project's machines): JupyterHub starts each person's JupyterLab as that person, so there
-the hub runs in a mount namespace of its own where that one folder on the way is a 0755 tmpfs
-holding only the interpreter's tree (bind-mounted). Nothing outside the namespace changes; it
-ends with the hub. A real class installs Python where every account can run it (README).
+this project's machines; the venv or the clone may too): JupyterHub starts each person's
+JupyterLab as that person, so there the hub runs in a mount namespace of its own where each
+closed folder on the way is a 0755 tmpfs holding only what is needed (bind-mounted). Nothing
+outside the namespace changes; it ends with the hub. A real class installs Python where every
+account can run it (README).
 """
 
 from __future__ import annotations
 
 import os
 import pwd
+import shlex
 import shutil
 import signal
 import subprocess
@@ -27,7 +29,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from coursekit.classroom.hub import closed_to_others
+from coursekit.classroom.hub import closed_to_others, needed_by_everyone
 
 REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -50,27 +52,46 @@ def open_folder() -> Path:
 
 
 def namespace_prefix(base: Path) -> list[str]:
-    """The command prefix that runs the hub where the interpreter is reachable by all."""
-    real = Path(os.path.realpath(sys.executable))
-    closed = closed_to_others(real)
-    if closed is None:
+    """The command prefix that runs the hub where what every account runs (the interpreter,
+    the venv, the package: hub.needed_by_everyone) is reachable: each closed folder on the way
+    becomes a 0755 tmpfs holding only the needed entries, bind-mounted from the real ones."""
+    opened: dict[Path, set[str]] = {}  # closed folder -> its entries that must show through
+    for path in needed_by_everyone():
+        closed = closed_to_others(path)
+        if closed is None:
+            continue
+        entry = path.relative_to(closed).parts[0]
+        if closed_to_others(path) != closed or not Path(closed, entry).stat().st_mode & 0o001:
+            pytest.skip(f"{path} is not reachable by other users and cannot be made so here")
+        opened.setdefault(closed, set()).add(entry)
+    if not opened:
         return []
-    inner = Path(closed, real.relative_to(closed).parts[0])  # e.g. /root/.pyenv
-    if closed_to_others(real) != closed or not inner.stat().st_mode & 0o001:
-        pytest.skip(f"{real} is not reachable by other users and cannot be made so here")
-    hold = base / "interpreter-mount"
-    hold.mkdir()
-    script = (
-        'set -e; mount --bind "$1" "$2"; mount -t tmpfs -o mode=0755 tmpfs "$3"; '
-        'mkdir -p "$1"; mount --bind "$2" "$1"; umount -l "$2"; shift 3; exec "$@"'
-    )
     probe = subprocess.run(
         ["unshare", "--mount", "--propagation", "private", "true"], capture_output=True
     )
     if probe.returncode != 0:
-        pytest.skip(f"{real} is closed to other users and no mount namespace can be made here")
-    return ["unshare", "--mount", "--propagation", "private", "--", "sh", "-c", script,
-            "sh", str(inner), str(hold), str(closed)]  # fmt: skip
+        pytest.skip(f"{', '.join(map(str, opened))} closed to other users, and no mount "
+                    "namespace can be made here to open them")  # fmt: skip
+    steps, n = ["set -e"], 0
+    for closed, entries in opened.items():
+        held = []
+        for entry in sorted(entries):
+            hold = base / f"interpreter-mount-{n}"
+            hold.mkdir()
+            n += 1
+            held.append((Path(closed, entry), hold))
+            steps.append(
+                f"mount --bind {shlex.quote(str(closed / entry))} {shlex.quote(str(hold))}"
+            )
+        steps.append(f"mount -t tmpfs -o mode=0755 tmpfs {shlex.quote(str(closed))}")
+        for real, hold in held:
+            kind = "mkdir -p" if real.is_dir() else "touch"
+            steps += [f"{kind} {shlex.quote(str(real))}",
+                      f"mount --bind {shlex.quote(str(hold))} {shlex.quote(str(real))}",
+                      f"umount -l {shlex.quote(str(hold))}"]  # fmt: skip
+    steps.append('exec "$@"')
+    return ["unshare", "--mount", "--propagation", "private", "--", "sh", "-c",
+            "; ".join(steps), "sh"]  # fmt: skip
 
 
 @dataclass

@@ -73,14 +73,14 @@ def prepare_hub(
             f"{PROXY} is not installed: `make install` installs it with npm into the venv "
             f"(or: npm install --prefix {Path(sys.prefix, 'node')} {PROXY}@4)"
         )
-    closed = closed_to_others(Path(os.path.realpath(sys.executable)))
-    if closed:
-        raise SystemExit(
-            f"the Python running minigrad-course ({os.path.realpath(sys.executable)}) cannot be "
-            f"run by the class's accounts ({closed} is closed to other users): install the "
-            "course with a Python every account can run, e.g. a venv made by /usr/bin/python3 "
-            "under /opt"
-        )
+    for path in needed_by_everyone():
+        closed = closed_to_others(path)
+        if closed:
+            raise SystemExit(
+                f"the class's accounts cannot run minigrad-course's Python and packages ({closed} "
+                f"is closed to other users, on the way to {path}): install the course where "
+                "every account can run it, e.g. a venv made by /usr/bin/python3 under /opt"
+            )
     students = [row["id"] for row in roster_rows]
     if not students:
         raise SystemExit("the roster lists no student: give --roster a CSV with an id column")
@@ -123,6 +123,18 @@ def start_hub(hub: Hub, state: Path) -> None:
     print(f"JupyterHub for the class at {hub.url} (configuration: {hub.config})", flush=True)
     os.chdir(state)
     os.execve(binary, [binary, "-f", str(hub.config)], env)
+
+
+def needed_by_everyone() -> list[Path]:
+    """What each person's JupyterLab runs: the interpreter (where a venv's link leads), the
+    venv, and this package (an editable install: the clone)."""
+    import coursekit
+
+    return [
+        Path(os.path.realpath(sys.executable)),
+        Path(sys.prefix),
+        Path(coursekit.__file__).resolve().parent,
+    ]
 
 
 def closed_to_others(path: Path) -> Path | None:
