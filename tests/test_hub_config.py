@@ -118,3 +118,28 @@ def test_ids_that_cannot_be_accounts_are_refused(name):
 
 def test_an_account_name_is_accepted():
     assert name_problem("ada_l-2") == ""
+
+
+@pytest.mark.parametrize("auth", hub.AUTHENTICATORS)
+def test_each_sign_in_choice_names_an_installed_authenticator(auth, tmp_path, monkeypatch):
+    from jupyterhub.auth import Authenticator
+    from traitlets.utils.importstring import import_item
+
+    monkeypatch.setenv(hub.PASSWORD_VARIABLE, "s" * 8)
+    monkeypatch.setenv(hub.ADMIN_PASSWORD_VARIABLE, "a" * 32)
+    name = hub._auth_settings(auth, tmp_path)["authenticator"]
+    if "." in name:
+        found = import_item(name)
+    else:  # JupyterHub's entry-point names ("shared-password")
+        from importlib.metadata import entry_points
+
+        (point,) = entry_points(group="jupyterhub.authenticators", name=name)
+        found = point.load()
+    assert issubclass(found, Authenticator)
+
+
+def test_a_short_shared_password_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setenv(hub.PASSWORD_VARIABLE, "short")
+    monkeypatch.setenv(hub.ADMIN_PASSWORD_VARIABLE, "a" * 32)
+    with pytest.raises(SystemExit, match="8 characters at least"):
+        hub._auth_settings("shared-password", tmp_path)

@@ -87,6 +87,12 @@ def prepare_hub(
     if instructor in students:
         raise SystemExit(f"{instructor} is on the roster: an instructor is not a student")
     exchange = _exchange_of(course, homes)
+    config_dir = state.parent / f"{state.name}-jupyter-config"  # read by everyone's server
+    if closed_to_others(config_dir):
+        raise SystemExit(
+            f"{closed_to_others(config_dir)} is closed to other users, so no one's JupyterLab "
+            f"could read its configuration in {config_dir}: give --state a folder elsewhere"
+        )
     settings = _auth_settings(auth, state)
     created = accounts.ensure_accounts([instructor, *students], homes)
     # the instructor in each student's own group: feedback readable by that student alone
@@ -101,7 +107,7 @@ def prepare_hub(
             course_root=course.root,
             exchange=exchange,
             state=state,
-            config_dir=state.parent / f"{state.name}-jupyter-config",
+            config_dir=config_dir,
             users=[instructor, *students],
             instructors=[instructor],
             bind_url=f"http://{ip}:{port}",
