@@ -8,8 +8,11 @@ LAB_ARGS ?=
 ROLE ?= student
 COURSE ?=
 NB ?=
+ROSTER ?=
+INSTRUCTOR ?=
+HUB_ARGS ?=
 
-.PHONY: install test lint format bench mutation record lab html check exercises demo clean
+.PHONY: install test lint format bench mutation record lab hub html check exercises demo clean
 
 install: $(STAMP)
 
@@ -18,6 +21,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
+	@# JupyterHub's proxy (`make hub`, tests/test_hub.py), from npm, inside the venv
+	command -v npm >/dev/null && npm install -q --no-audit --no-fund --prefix $(VENV)/node \
+		configurable-http-proxy@4 >/dev/null || echo "no npm: make hub needs configurable-http-proxy"
 	touch $@
 
 lint: install
@@ -49,6 +55,11 @@ record: install
 # with the Formgrader.
 lab: install
 	$(BIN)/python tools/lab.py --role=$(ROLE) --port=$(PORT) $(if $(COURSE),--course-dir=$(COURSE)) $(LAB_ARGS)
+
+# The class on JupyterHub (as root): an account per student of ROSTER and for INSTRUCTOR,
+# JupyterLab with nbgrader for each (README, For instructors: a class on JupyterHub).
+hub: install
+	$(BIN)/minigrad-course hub -C $(COURSE) --roster $(ROSTER) --instructor $(INSTRUCTOR) $(HUB_ARGS)
 
 html: install
 	$(BIN)/python tools/notebooks.py html --out site

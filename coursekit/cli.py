@@ -9,6 +9,8 @@ minigrad-course extend -C COURSE STUDENT ASSIGNMENT --days N | --hours N
 minigrad-course late-policy -C COURSE [--per-day PCT] [--cap PCT] [--zero-after DAYS]
 minigrad-course grade -C COURSE [-j N] [--force] [--student ID]
 minigrad-course feedback|export|report -C COURSE
+minigrad-course release-feedback -C COURSE [ASSIGNMENT ...]   # students fetch their own
+minigrad-course hub -C COURSE --roster roster.csv --instructor NAME   # the class on JupyterHub
 minigrad-course demo [DIR]                             # a sample class, end to end
 minigrad-course edition DIR                            # the students' distribution
 minigrad-course start [DIR]                            # self-paced: lectures and exercises
@@ -92,6 +94,14 @@ def _parser() -> argparse.ArgumentParser:
     feedback = commands.add_parser("feedback", parents=[common], help="HTML feedback")
     feedback.add_argument("--student")
     feedback.add_argument("-j", "--jobs", type=int, help="pages at a time (default: cores)")
+    released = commands.add_parser(
+        "release-feedback",
+        parents=[common],
+        help="feedback pages into the exchange: each student fetches their own",
+    )
+    released.add_argument("assignments", nargs="*")
+    released.add_argument("--student")
+    _hub_parser(commands, common)
     export = commands.add_parser("export", parents=[common], help="grades as CSV")
     export.add_argument("--out", type=Path, help="default: COURSE/grades.csv")
     report = commands.add_parser("report", parents=[common], help="HTML summary with plots")
@@ -112,6 +122,22 @@ def _parser() -> argparse.ArgumentParser:
     )
     check.add_argument("notebooks", type=Path, nargs="*", help="default: exercises/*/ here")
     return parser
+
+
+def _hub_parser(commands, common) -> None:
+    hub = commands.add_parser(
+        "hub", parents=[common], help="JupyterHub for the class: an account per student (root)"
+    )
+    hub.add_argument("--roster", type=Path, required=True, help="CSV: the students' ids")
+    hub.add_argument("--instructor", required=True, help="the instructor's account name")
+    hub.add_argument("--port", type=int, default=8000, help="public port (default: 8000)")
+    hub.add_argument("--ip", default="127.0.0.1", help="address (default: 127.0.0.1)")
+    hub.add_argument("--auth", default="first-use", help="first-use (default: each person "
+                     "sets a password at first sign-in) or shared-password")  # fmt: skip
+    hub.add_argument("--state", type=Path, help="the hub's files (default: COURSE-hub)")
+    hub.add_argument("--homes", type=Path, help="where new accounts' homes go (default: /home)")
+    hub.add_argument("--prepare-only", action="store_true",
+                     help="make accounts and configuration, start nothing")  # fmt: skip
 
 
 def _deadline_parsers(commands, common) -> None:
@@ -314,6 +340,38 @@ def _feedback(course, args) -> int:
     return 0
 
 
+def _release_feedback(course, args) -> int:
+    from coursekit.classroom.printable import printable
+    from coursekit.classroom.release_feedback import release_feedback
+
+    released, problems = release_feedback(course, args.assignments, args.student)
+    print(f"released {len(released)} feedback pages: students fetch them from the "
+          "Assignment List (Fetch Feedback) or with `nbgrader fetch_feedback`")  # fmt: skip
+    for problem in problems:
+        print(f"  not released: {printable(problem)}")
+    return 0
+
+
+def _hub(course, args) -> int:
+    from coursekit.classroom.hub import prepare_hub, start_hub
+    from coursekit.classroom.roster import import_roster, read_roster
+
+    rows = read_roster(args.roster)
+    with course.gradebook() as gb:
+        import_roster(gb, rows)
+    state = (args.state or course.root.with_name(f"{course.root.name}-hub")).resolve()
+    hub = prepare_hub(
+        course, rows, args.instructor, state, args.port, args.ip, args.auth, args.homes
+    )
+    if hub.created:
+        print(f"accounts created: {', '.join(hub.created)}")
+    if args.prepare_only:
+        print(f"ready: jupyterhub -f {hub.config}")
+        return 0
+    start_hub(hub, state)
+    return 0
+
+
 def _export(course, args) -> int:
     from coursekit.classroom.export import export_csv
 
@@ -362,6 +420,8 @@ COMMANDS = {
     "collect": _collect,
     "grade": _grade,
     "feedback": _feedback,
+    "release-feedback": _release_feedback,
+    "hub": _hub,
     "export": _export,
     "report": _report,
     "table": _table,

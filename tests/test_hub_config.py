@@ -1,0 +1,145 @@
+"""The hub's configuration files, loaded as JupyterHub and nbgrader load them (no hub started,
+no account made: tests/test_hub.py does that), and the checks `minigrad-course hub` makes on
+the exchange and the interpreter."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from traitlets.config.loader import PyFileConfigLoader
+
+from coursekit.classroom import hub
+from coursekit.classroom.accounts import name_problem
+from coursekit.classroom.hub_config import HubSettings, write_configs
+
+
+def _settings(tmp_path: Path, **changes) -> HubSettings:
+    course = tmp_path / "course"
+    course.mkdir()
+    (course / "nbgrader_config.py").write_text(
+        "c = get_config()  # noqa: F821\nc.Autograde.sealed_marker = 'from the course'\n"
+    )
+    state = tmp_path / "hub"
+    state.mkdir()
+    values = dict(
+        course_id="autograd",
+        course_root=course,
+        exchange=tmp_path / "exchange",
+        state=state,
+        config_dir=tmp_path / "hub-jupyter-config",
+        users=["teacher", "ada", "o'brien"],  # a quote stays inside its literal
+        instructors=["teacher"],
+        bind_url="http://127.0.0.1:8000",
+        hub_bind_url="http://127.0.0.1:8081",
+        proxy_api_url="http://127.0.0.1:8001",
+        proxy_command=["/opt/node/configurable-http-proxy"],
+        singleuser="/opt/venv/bin/jupyterhub-singleuser",
+        authenticator="firstuseauthenticator.FirstUseAuthenticator",
+        auth_note="first use",
+        auth_settings={"FirstUseAuthenticator.create_users": False},
+    )
+    values.update(changes)
+    return HubSettings(**values)
+
+
+def _load(path: Path):
+    return PyFileConfigLoader(path.name, path=str(path.parent)).load_config()
+
+
+def test_the_hub_config_loads_and_gives_each_role_its_nbgrader(tmp_path):
+    settings = _settings(tmp_path)
+    config = _load(write_configs(settings))
+    assert config.JupyterHub.spawner_class == "jupyterhub.spawner.LocalProcessSpawner"
+    assert config.Spawner.cmd == ["/opt/venv/bin/jupyterhub-singleuser"]
+    assert config.Authenticator.allowed_users == {"teacher", "ada", "o'brien"}
+    assert config.Authenticator.admin_users == {"teacher"}
+    assert config.FirstUseAuthenticator.create_users is False
+    assert config.ConfigurableHTTPProxy.command == ["/opt/node/configurable-http-proxy"]
+    assert (settings.state / "jupyterhub_config.py").stat().st_mode & 0o077 == 0
+
+    hook = config.Spawner.pre_spawn_hook
+    roles = {}
+    for name in ("teacher", "ada"):
+        spawner = SimpleNamespace(user=SimpleNamespace(name=name), environment={"A": "1"})
+        hook(spawner)
+        roles[name] = spawner
+    teacher, ada = roles["teacher"], roles["ada"]
+    assert teacher.notebook_dir == str(settings.course_root)
+    assert not hasattr(ada, "notebook_dir")  # a student's server serves their home
+    assert ada.environment["A"] == "1"
+
+    instructor = _load(Path(teacher.environment["JUPYTER_CONFIG_PATH"], "nbgrader_config.py"))
+    assert instructor.CourseDirectory.root == str(settings.course_root)
+    assert instructor.Autograde.sealed_marker == "from the course"  # the course's own file
+    student_dir = Path(ada.environment["JUPYTER_CONFIG_PATH"])
+    student = _load(student_dir / "nbgrader_config.py")
+    assert student.CourseDirectory.course_id == "autograd"
+    assert student.Exchange.root == str(settings.exchange)
+    assert "root" not in student.CourseDirectory
+    server = json.loads((student_dir / "jupyter_server_config.json").read_text())
+    assert (
+        server["ServerApp"]["jpserver_extensions"]["nbgrader.server_extensions.formgrader"] is False
+    )
+    lab = json.loads((student_dir / "labconfig" / "page_config.json").read_text())
+    assert lab["disabledExtensions"]["@jupyter/nbgrader:formgrader"] is True
+
+
+def test_the_exchange_must_be_outside_the_course_and_the_homes(tmp_path):
+    course = SimpleNamespace(root=tmp_path / "course", config=None)
+    for exchange, words in (
+        (tmp_path / "course" / "x", "course"),
+        (tmp_path / "homes" / "x", "homes"),
+    ):
+        course.config = lambda e=exchange: SimpleNamespace(Exchange=SimpleNamespace(root=str(e)))
+        with pytest.raises(SystemExit, match=f"inside the {words}"):
+            hub._exchange_of(course, tmp_path / "homes")
+    assert not (tmp_path / "course").exists()  # refused before anything was made
+
+
+def test_closed_folders_are_named(tmp_path):
+    closed = tmp_path / "closed"
+    (closed / "inside").mkdir(parents=True)
+    closed.chmod(0o700)
+    try:
+        found = hub.closed_to_others(closed / "inside" / "python")
+        assert found is not None and found in (closed, *closed.parents)
+    finally:
+        closed.chmod(0o755)
+    assert hub.closed_to_others(Path("/usr/bin/env")) is None  # open to all on any Linux
+
+
+@pytest.mark.parametrize("name", ["Ada", "1ada", "a b", "ada/..", "x" * 33, ""])
+def test_ids_that_cannot_be_accounts_are_refused(name):
+    assert "cannot be a Unix account name" in name_problem(name)
+
+
+def test_an_account_name_is_accepted():
+    assert name_problem("ada_l-2") == ""
+
+
+@pytest.mark.parametrize("auth", hub.AUTHENTICATORS)
+def test_each_sign_in_choice_names_an_installed_authenticator(auth, tmp_path, monkeypatch):
+    from jupyterhub.auth import Authenticator
+    from traitlets.utils.importstring import import_item
+
+    monkeypatch.setenv(hub.PASSWORD_VARIABLE, "s" * 8)
+    monkeypatch.setenv(hub.ADMIN_PASSWORD_VARIABLE, "a" * 32)
+    name = hub._auth_settings(auth, tmp_path)["authenticator"]
+    if "." in name:
+        found = import_item(name)
+    else:  # JupyterHub's entry-point names ("shared-password")
+        from importlib.metadata import entry_points
+
+        (point,) = entry_points(group="jupyterhub.authenticators", name=name)
+        found = point.load()
+    assert issubclass(found, Authenticator)
+
+
+def test_a_short_shared_password_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setenv(hub.PASSWORD_VARIABLE, "short")
+    monkeypatch.setenv(hub.ADMIN_PASSWORD_VARIABLE, "a" * 32)
+    with pytest.raises(SystemExit, match="8 characters at least"):
+        hub._auth_settings("shared-password", tmp_path)
