@@ -8,7 +8,8 @@ minigrad-course deadline -C COURSE ASSIGNMENT "2026-12-01 23:59" [--timezone ZON
 minigrad-course extend -C COURSE STUDENT ASSIGNMENT --days N | --hours N
 minigrad-course late-policy -C COURSE [--per-day PCT] [--cap PCT] [--zero-after DAYS]
 minigrad-course grade -C COURSE [-j N] [--force] [--student ID]
-minigrad-course feedback|export|report -C COURSE
+minigrad-course export -C COURSE [--format csv|canvas|moodle] [--out FILE]
+minigrad-course feedback|report -C COURSE
 minigrad-course demo [DIR]                             # a sample class, end to end
 minigrad-course edition DIR                            # the students' distribution
 minigrad-course start [DIR]                            # self-paced: lectures and exercises
@@ -93,7 +94,12 @@ def _parser() -> argparse.ArgumentParser:
     feedback.add_argument("--student")
     feedback.add_argument("-j", "--jobs", type=int, help="pages at a time (default: cores)")
     export = commands.add_parser("export", parents=[common], help="grades as CSV")
-    export.add_argument("--out", type=Path, help="default: COURSE/grades.csv")
+    export.add_argument("--format", default="csv", choices=("csv", "canvas", "moodle"),
+                        help="csv: every detail; canvas, moodle: the LMS's gradebook import "
+                        "(default: csv)")  # fmt: skip
+    export.add_argument("--out", type=Path,
+                        help="default: grades.csv, grades-canvas.csv or grades-moodle.csv "
+                        "in COURSE")  # fmt: skip
     report = commands.add_parser("report", parents=[common], help="HTML summary with plots")
     report.add_argument("--out", type=Path, help="default: COURSE/report/")
     commands.add_parser("table", parents=[common], help="print the grade table")
@@ -315,9 +321,12 @@ def _feedback(course, args) -> int:
 
 
 def _export(course, args) -> int:
-    from coursekit.classroom.export import export_csv
+    from coursekit.classroom.export import DEFAULT_NAMES, export_grades
 
-    print(f"written {export_csv(course, args.out or course.path('grades.csv'))}")
+    path = args.out or course.path(DEFAULT_NAMES[args.format])
+    for warning in export_grades(course, path, args.format):
+        print(f"warning: {warning}", file=sys.stderr)
+    print(f"written {path}")
     return 0
 
 

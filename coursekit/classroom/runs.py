@@ -58,6 +58,17 @@ class LatePolicy(Base):
     zero_after = Column(Float)  # days late beyond which the score is 0; None: never
 
 
+class StudentDetail(Base):
+    """What an LMS gradebook import matches a student by, beyond nbgrader's Student (which
+    holds the e-mail and the LMS's user id): from the roster's optional columns."""
+
+    __tablename__ = "minigrad_student_detail"
+    student_id = Column(String(128), primary_key=True)
+    sis_id = Column(String(128))
+    sis_login_id = Column(String(128))
+    section = Column(String(128))
+
+
 def ensure_table(engine) -> None:
     Base.metadata.create_all(bind=engine)
 
