@@ -86,9 +86,10 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument(
         "--student", help="regrade this student (an appeal: same seed for the same files)"
     )
-    grade.add_argument("--cell-timeout", type=int, default=120, help="seconds per cell")
-    grade.add_argument("--timeout", type=float, default=900, help="seconds per submission")
-    grade.add_argument("--memory", type=int, default=3072, help="MB per submission")
+    grade.add_argument("--timeout", type=_positive, default=900,
+                       help="seconds per submission, all of it (default: 900)")  # fmt: skip
+    grade.add_argument("--memory", type=int, default=3072, help="MB per submission (default: 3072)")
+    _sealed_options(grade)
 
     feedback = commands.add_parser("feedback", parents=[common], help="HTML feedback")
     feedback.add_argument("--student")
@@ -118,6 +119,32 @@ def _parser() -> argparse.ArgumentParser:
     )
     check.add_argument("notebooks", type=Path, nargs="*", help="default: exercises/*/ here")
     return parser
+
+
+def _positive(text: str) -> float:
+    value = float(text)
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text} is not a number of seconds above 0")
+    return value
+
+
+def _sealed_options(grade) -> None:
+    """Time limits on student code: sealed grading (the default) runs it in its own sandbox;
+    a course that is not sealed runs it in nbgrader's kernel (--cell-timeout)."""
+    from coursekit.classroom.grade_one import SealedTimes
+
+    times = grade.add_argument_group("time limits on the student's code")
+    for option, default, what in [
+        ("--sealed-cell-timeout", SealedTimes.cell_s, "seconds per answer cell, sealed run"),
+        ("--scenario-timeout", SealedTimes.scenario_s, "seconds per test scenario, sealed run"),
+        ("--sealed-run-timeout", SealedTimes.run_s, "seconds per sealed run (its cells and "
+         "scenarios together)"),
+    ]:  # fmt: skip
+        times.add_argument(option, type=_positive, default=default,
+                           help=f"{what} (default: {default:g})")  # fmt: skip
+    times.add_argument("--cell-timeout", type=int, default=120,
+                       help="seconds per cell in nbgrader's kernel, for a course that is not "
+                       "sealed (default: 120)")  # fmt: skip
 
 
 def _deadline_parsers(commands, common) -> None:
@@ -297,9 +324,11 @@ def _collect(course, args) -> int:
 
 def _grade(course, args) -> int:
     from coursekit.classroom.grade import grade_class
+    from coursekit.classroom.grade_one import SealedTimes
     from coursekit.classroom.supervisor import Limits
     from coursekit.classroom.table import grade_summary
 
+    sealed = SealedTimes(args.sealed_cell_timeout, args.scenario_timeout, args.sealed_run_timeout)
     results = grade_class(
         course,
         args.jobs,
@@ -307,6 +336,7 @@ def _grade(course, args) -> int:
         args.student,
         args.cell_timeout,
         Limits(args.timeout, args.memory),
+        sealed=sealed,
     )
     print(grade_summary(results))
     return 0

@@ -19,7 +19,7 @@ import sys
 from contextlib import contextmanager
 
 from coursekit.classroom.deadlines import apply_penalties, submission_time
-from coursekit.classroom.grade_one import SEED_ENV, Job, blank_result
+from coursekit.classroom.grade_one import SEED_ENV, Job, SealedTimes, blank_result
 from coursekit.classroom.printable import printable
 from coursekit.classroom.progress import Progress
 from coursekit.classroom.runs import ensure_table, fingerprint, latest_runs
@@ -40,6 +40,7 @@ def grade_class(
     limits: Limits | None = None,
     grader: str = GRADER,
     stream=None,
+    sealed: SealedTimes | None = None,
 ) -> list[dict]:
     """Grade what needs grading; returns the results written, in completion order."""
     stream = stream or sys.stderr
@@ -47,7 +48,8 @@ def grade_class(
         plan = _plan(course, force, student, stream)
         if not plan:
             return []
-        written = _grade(course, plan, workers, cell_timeout, limits or Limits(), grader, stream)
+        limits, sealed = limits or Limits(), sealed or SealedTimes()
+        written = _grade(course, plan, workers, cell_timeout, limits, grader, stream, sealed)
         with course.gradebook() as gb:
             apply_penalties(gb.db, student)  # an appeal: that student's alone
     if any(r["seeds_seen"] and r["seeds_seen"] != [r["seed"]] for r in written):
@@ -94,7 +96,7 @@ def _plan(course, force: bool, student: str | None, stream) -> list[tuple]:
     return plan
 
 
-def _grade(course, plan, workers, cell_timeout, limits, grader, stream) -> list[dict]:
+def _grade(course, plan, workers, cell_timeout, limits, grader, stream, sealed) -> list[dict]:
     template = build_template(course, course.work / "template.db")
     jobs_dir = course.work / "jobs"
     shutil.rmtree(jobs_dir, ignore_errors=True)  # a killed run's leftovers
@@ -111,6 +113,7 @@ def _grade(course, plan, workers, cell_timeout, limits, grader, stream) -> list[
             str(template),
             cell_timeout,
             notes,
+            sealed,
         )
         for n, (who, a, seed, _, notes) in enumerate(plan)
     ]
