@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import sys
+import time
 from pathlib import Path
 
 from coursekit.classroom.intake import DEFAULT_LIMITS, Limits
@@ -33,6 +34,9 @@ def _parser() -> argparse.ArgumentParser:
         "--db",
         help="gradebook as an SQLAlchemy URL (default: the course's "
         "config, else sqlite:///COURSE/gradebook.db)",
+    )
+    common.add_argument(
+        "--verbose", action="store_true", help="show nbgrader's log too (default: problems only)"
     )
     parser = argparse.ArgumentParser(
         prog="minigrad-course",
@@ -304,20 +308,24 @@ def _collect(course, args) -> int:
             import_roster(gb, read_roster(args.roster))
     if args.source is None:
         assignments = args.assignments or course.assignments()
-        found = collect.collect_from_exchange(course, assignments, limits)
-        print(f"collected from the exchange: {len(course.submitted())} submissions in total")
-        for assignment, problems in found.items():
-            for problem in problems:
+        found = collect.collect_from_exchange(course, assignments, limits, args.verbose)
+        taken = sum(len(c.taken) for c in found.values())
+        print(f"collected from the exchange: {taken} new or updated submissions "
+              f"({len(course.submitted())} in submitted/ in all)")  # fmt: skip
+        for assignment, collected in found.items():
+            for problem in collected.left_out:
                 print(f"  left out ({assignment}): {problem}")
         return 0
     if len(args.assignments) != 1 or args.roster is None:
         raise SystemExit("collect --from needs exactly one ASSIGNMENT and --roster")
-    problems = collect.collect_from_lms(
-        course, args.assignments[0], args.source, args.roster, args.pattern, limits
+    assignment = args.assignments[0]
+    collected = collect.collect_from_lms(
+        course, assignment, args.source, args.roster, args.pattern, limits, args.verbose
     )
-    found = [s for s in course.submitted() if s[1] == args.assignments[0]]
-    print(f"collected {args.assignments[0]}: {len(found)} submissions")
-    for problem in problems:
+    in_all = len([s for s in course.submitted() if s[1] == assignment])
+    print(f"collected {assignment} from {printable(args.source.name)}: {len(collected.taken)} "
+          f"submissions ({in_all} of {assignment} in submitted/ in all)")  # fmt: skip
+    for problem in collected.left_out:
         print(f"  left out: {printable(problem)}")
     return 0
 
@@ -329,6 +337,7 @@ def _grade(course, args) -> int:
     from coursekit.classroom.table import grade_summary
 
     sealed = SealedTimes(args.sealed_cell_timeout, args.scenario_timeout, args.sealed_run_timeout)
+    started = time.time()
     results = grade_class(
         course,
         args.jobs,
@@ -338,14 +347,28 @@ def _grade(course, args) -> int:
         Limits(args.timeout, args.memory),
         sealed=sealed,
     )
+    if args.verbose:
+        _show_logs(course.work / "logs", started)
     print(grade_summary(results))
     return 0
+
+
+def _show_logs(folder: Path, since: float) -> None:
+    """nbgrader's log of each submission graded since `since` (what its worker and kernel
+    printed, the student's output included: shown printable)."""
+    from coursekit.classroom.printable import printable
+
+    for log in sorted(folder.glob("*.log")):
+        if log.stat().st_mtime >= since:
+            print(f"--- {log}", file=sys.stderr)
+            for line in log.read_text(errors="replace").splitlines():
+                print(printable(line), file=sys.stderr)
 
 
 def _feedback(course, args) -> int:
     from coursekit.classroom.feedback import make_feedback
 
-    pages = make_feedback(course, args.student, args.jobs)
+    pages = make_feedback(course, args.student, args.jobs, args.verbose)
     print(f"{len(pages)} feedback pages in {course.path('feedback')}")
     return 0
 
