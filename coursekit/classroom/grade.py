@@ -18,6 +18,7 @@ import shutil
 import sys
 from contextlib import contextmanager
 
+from coursekit.classroom import forced
 from coursekit.classroom.deadlines import apply_penalties, submission_time
 from coursekit.classroom.grade_one import SEED_ENV, Job, SealedTimes, blank_result
 from coursekit.classroom.printable import printable
@@ -48,10 +49,13 @@ def grade_class(
         plan = _plan(course, force, student, stream)
         if not plan:
             return []
+        if force:  # cut short, the next `grade` finishes it (forced.py)
+            forced.start(course, [(who, a) for who, a, *_ in plan])
         limits, sealed = limits or Limits(), sealed or SealedTimes()
         written = _grade(course, plan, workers, cell_timeout, limits, grader, stream, sealed)
         with course.gradebook() as gb:
             apply_penalties(gb.db, student)  # an appeal: that student's alone
+        forced.finish(course)
     if any(r["seeds_seen"] and r["seeds_seen"] != [r["seed"]] for r in written):
         stream.write(
             f"warning: the hidden tests did not use the seed in {SEED_ENV}; an appeal "
@@ -75,6 +79,10 @@ def _plan(course, force: bool, student: str | None, stream) -> list[tuple]:
     with course.gradebook() as gb:
         ensure_table(gb.engine)
         last = latest_runs(gb.db)
+    owed = forced.owed(course, last) & set(submissions)
+    if owed:
+        stream.write(f"a `grade --force` was cut short: {len(owed)} submissions it had not "
+                     "regraded yet are regraded now\n")  # fmt: skip
     plan = []
     for who, assignment in submissions:
         prints = fingerprint(course.submission_dir(who, assignment))
@@ -83,7 +91,7 @@ def _plan(course, force: bool, student: str | None, stream) -> list[tuple]:
         notes = ()
         if student is not None and same_files:  # an appeal: same values as the last run
             seed = previous.seed
-        elif same_files and not force:
+        elif same_files and not force and (who, assignment) not in owed:
             continue
         else:
             seed = _fresh_seed()
