@@ -135,7 +135,7 @@ def _positive(text: str) -> float:
 def _sealed_options(grade) -> None:
     """Time limits on student code: sealed grading (the default) runs it in its own sandbox;
     a course that is not sealed runs it in nbgrader's kernel (--cell-timeout)."""
-    from coursekit.classroom.grade_one import SealedTimes
+    from coursekit.classroom.time_limits import SealedTimes
 
     times = grade.add_argument_group("time limits on the student's code")
     for option, default, what in [
@@ -332,9 +332,9 @@ def _collect(course, args) -> int:
 
 def _grade(course, args) -> int:
     from coursekit.classroom.grade import grade_class
-    from coursekit.classroom.grade_one import SealedTimes
     from coursekit.classroom.supervisor import Limits
     from coursekit.classroom.table import grade_summary
+    from coursekit.classroom.time_limits import SealedTimes
 
     sealed = SealedTimes(args.sealed_cell_timeout, args.scenario_timeout, args.sealed_run_timeout)
     started = time.time()

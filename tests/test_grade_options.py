@@ -4,14 +4,16 @@ defaults in --help."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 from test_integrity import FIRST, SOURCE_NB, submission, write
 
 from coursekit.classroom.course import use_venv_tools
 from coursekit.classroom.grade import grade_class
-from coursekit.classroom.grade_one import SealedTimes
 from coursekit.classroom.init_course import init_course
+from coursekit.classroom.time_limits import SealedTimes
 from coursekit.cli import main as cli
 
 pytestmark = pytest.mark.xdist_group("integrity")  # the sealed runs share the sandbox slots
@@ -30,6 +32,20 @@ def test_grade_help_shows_every_time_limit_with_its_default(capsys):
         "--timeout TIMEOUT seconds per submission, all of it (default: 900)",
     ):
         assert said in shown
+
+
+def test_the_defaults_shown_are_the_sealed_runs_own():
+    from coursekit.sealed.sandbox import Limits
+
+    assert (SealedTimes.cell_s, SealedTimes.scenario_s, SealedTimes.run_s) == (
+        Limits.cell_s, Limits.scenario_s, Limits.wall_s)  # fmt: skip
+
+
+def test_the_command_line_loads_no_grader_to_parse_its_options():
+    """--help, and every command, parse their options without nbgrader (seconds to import)."""
+    code = "import sys, coursekit.cli as c; c._parser(); print('nbgrader' in sys.modules)"
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert shown.stdout.strip() == "False", shown.stderr
 
 
 @pytest.mark.parametrize("value", ["0", "-3", "nan", "inf"])

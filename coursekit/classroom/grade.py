@@ -20,12 +20,13 @@ from contextlib import contextmanager
 
 from coursekit.classroom import forced
 from coursekit.classroom.deadlines import apply_penalties, submission_time
-from coursekit.classroom.grade_one import SEED_ENV, Job, SealedTimes, blank_result
+from coursekit.classroom.grade_one import SEED_ENV, Job, blank_result
 from coursekit.classroom.printable import printable
 from coursekit.classroom.progress import Progress
 from coursekit.classroom.runs import ensure_table, fingerprint, latest_runs
 from coursekit.classroom.supervisor import Limits, run_jobs
 from coursekit.classroom.template import build_template
+from coursekit.classroom.time_limits import SealedTimes
 from coursekit.classroom.writer import write_result
 
 # The function that makes the verdict for one submission ("module:function", job -> result).

@@ -34,18 +34,9 @@ from traitlets.config import Config
 from coursekit.classroom.course import Course
 from coursekit.classroom.outputs import incidents, read_cells, sealed_notes, status_and_message
 from coursekit.classroom.repair import repair_submission
-from coursekit.sealed.sandbox import Limits as SandboxLimits
+from coursekit.classroom.time_limits import SealedTimes
 
 SEED_ENV = "MINIGRAD_COURSE_SEED"  # the hidden tests' grade() draws its values from this seed
-
-
-@dataclass(frozen=True)
-class SealedTimes:
-    """The sealed run's time limits (coursekit/sealed/sandbox.py Limits), from `grade`."""
-
-    cell_s: float = SandboxLimits.cell_s  # one answer or given cell
-    scenario_s: float = SandboxLimits.scenario_s  # one scenario of a test cell
-    run_s: float = SandboxLimits.wall_s  # one sealed run: the cells and scenarios together
 
 
 @dataclass(frozen=True)
