@@ -21,6 +21,7 @@ from traitlets.config import Config
 
 from coursekit.classroom.course import check_result
 from coursekit.classroom.deadlines import read_lateness
+from coursekit.classroom.page_style import slim
 from coursekit.classroom.runs import latest_runs
 from coursekit.classroom.safe_html import FEEDBACK_SCRIPTS, policy_meta, render_safely
 
@@ -95,8 +96,9 @@ def _feedback_for(root, db_url, student, assignment, notes, max_score, notebooks
 
 
 def _finish_page(page, notes: list[str]) -> None:
-    """The policy first in <head> (it covers only what follows it), the notes atop <body>."""
-    text = page.read_text()
+    """The policy first in <head> (it covers only what follows it), the notes atop <body>, a
+    small stylesheet for nbconvert's 117 KB one (page_style.py)."""
+    text = slim(page.read_text())
     head = text.find(">", text.find("<head")) + 1
     text = text[:head] + policy_meta(FEEDBACK_SCRIPTS) + text[head:]
     body = text.find(">", text.find("<body")) + 1
