@@ -79,7 +79,7 @@ def _plan(course, force: bool, student: str | None, stream) -> list[tuple]:
         raise SystemExit(f"no collected submission for student '{printable(student)}'")
     with course.gradebook() as gb:
         ensure_table(gb.engine)
-        last = latest_runs(gb.db)
+        last = latest_runs(gb.db, student)
     owed = forced.owed(course, last) & set(submissions)
     if owed:
         stream.write(f"a `grade --force` was cut short: {len(owed)} submissions it had not "

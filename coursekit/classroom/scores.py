@@ -31,8 +31,9 @@ def assignments(db) -> list[tuple[str, float]]:
     return [(name, float(maximum or 0.0)) for name, maximum in rows]
 
 
-def submission_scores(db) -> dict[tuple[str, str], tuple[float, float]]:
-    """(student, assignment) -> (score, max score) of every submission (one grouped query)."""
+def submission_scores(db, student: str | None = None) -> dict[tuple[str, str], tuple]:
+    """(student, assignment) -> (score, max score) of every submission (one grouped query),
+    or of one student's."""
     query = (
         select(
             SubmittedAssignment.student_id,
@@ -45,6 +46,8 @@ def submission_scores(db) -> dict[tuple[str, str], tuple[float, float]]:
         .outerjoin(Grade, Grade.notebook_id == SubmittedNotebook.id)
         .group_by(SubmittedAssignment.id, SubmittedAssignment.student_id, Assignment.name)
     )
+    if student is not None:
+        query = query.where(SubmittedAssignment.student_id == student)
     return {(s, a): (float(score), float(maximum)) for s, a, score, maximum in db.execute(query)}
 
 
