@@ -74,3 +74,21 @@ def test_a_lower_sealed_cell_limit_times_out_a_slow_answer_with_a_plain_reason(t
     assert "the cell ran longer than 1 s" in said, said
     assert "Traceback" not in said
     assert result["status"] == "graded with problems"
+
+
+def test_grade_verbose_shows_the_logs_of_this_run_only_printable(tmp_path, capsys):
+    """`grade --verbose`: nbgrader's log of each submission graded now (the worker's log
+    file); an older run's stays unshown, and a student's escape code cannot reach the
+    terminal."""
+    import os
+
+    from coursekit.cli import _show_logs
+
+    old, new = tmp_path / "0000-ada--toy.log", tmp_path / "0001-ben--toy.log"
+    old.write_text("[AutogradeApp | INFO] old run\n")
+    new.write_text("[AutogradeApp | INFO] Autograding ben\n\x1b[2Jcleared\n")
+    os.utime(old, (1_000_000, 1_000_000))
+    _show_logs(tmp_path, since=2_000_000)
+    err = capsys.readouterr().err
+    assert "Autograding ben" in err and "\\x1b[2Jcleared" in err
+    assert "old run" not in err and "\x1b" not in err
