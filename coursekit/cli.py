@@ -8,7 +8,8 @@ minigrad-course deadline -C COURSE ASSIGNMENT "2026-12-01 23:59" [--timezone ZON
 minigrad-course extend -C COURSE STUDENT ASSIGNMENT --days N | --hours N
 minigrad-course late-policy -C COURSE [--per-day PCT] [--cap PCT] [--zero-after DAYS]
 minigrad-course grade -C COURSE [-j N] [--force] [--student ID]
-minigrad-course feedback|export|report -C COURSE
+minigrad-course export -C COURSE [--format csv|canvas|moodle] [--out FILE]
+minigrad-course feedback|report -C COURSE
 minigrad-course release-feedback -C COURSE [ASSIGNMENT ...]   # students fetch their own
 minigrad-course hub -C COURSE --roster roster.csv --instructor NAME   # the class on JupyterHub
 minigrad-course demo [DIR]                             # a sample class, end to end
@@ -22,6 +23,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import sys
+import time
 from pathlib import Path
 
 from coursekit.classroom.intake import DEFAULT_LIMITS, Limits
@@ -34,6 +36,9 @@ def _parser() -> argparse.ArgumentParser:
         "--db",
         help="gradebook as an SQLAlchemy URL (default: the course's "
         "config, else sqlite:///COURSE/gradebook.db)",
+    )
+    common.add_argument(
+        "--verbose", action="store_true", help="show nbgrader's log too (default: problems only)"
     )
     parser = argparse.ArgumentParser(
         prog="minigrad-course",
@@ -87,9 +92,10 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument(
         "--student", help="regrade this student (an appeal: same seed for the same files)"
     )
-    grade.add_argument("--cell-timeout", type=int, default=120, help="seconds per cell")
-    grade.add_argument("--timeout", type=float, default=900, help="seconds per submission")
-    grade.add_argument("--memory", type=int, default=3072, help="MB per submission")
+    grade.add_argument("--timeout", type=_positive, default=900,
+                       help="seconds per submission, all of it (default: 900)")  # fmt: skip
+    grade.add_argument("--memory", type=int, default=3072, help="MB per submission (default: 3072)")
+    _sealed_options(grade)
 
     feedback = commands.add_parser("feedback", parents=[common], help="HTML feedback")
     feedback.add_argument("--student")
@@ -103,7 +109,12 @@ def _parser() -> argparse.ArgumentParser:
     released.add_argument("--student")
     _hub_parser(commands, common)
     export = commands.add_parser("export", parents=[common], help="grades as CSV")
-    export.add_argument("--out", type=Path, help="default: COURSE/grades.csv")
+    export.add_argument("--format", default="csv", choices=("csv", "canvas", "moodle"),
+                        help="csv: every detail; canvas, moodle: the LMS's gradebook import "
+                        "(default: csv)")  # fmt: skip
+    export.add_argument("--out", type=Path,
+                        help="default: grades.csv, grades-canvas.csv or grades-moodle.csv "
+                        "in COURSE")  # fmt: skip
     report = commands.add_parser("report", parents=[common], help="HTML summary with plots")
     report.add_argument("--out", type=Path, help="default: COURSE/report/")
     commands.add_parser("table", parents=[common], help="print the grade table")
@@ -138,6 +149,32 @@ def _hub_parser(commands, common) -> None:
     hub.add_argument("--homes", type=Path, help="where new accounts' homes go (default: /home)")
     hub.add_argument("--prepare-only", action="store_true",
                      help="make accounts and configuration, start nothing")  # fmt: skip
+
+
+def _positive(text: str) -> float:
+    value = float(text)
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text} is not a number of seconds above 0")
+    return value
+
+
+def _sealed_options(grade) -> None:
+    """Time limits on student code: sealed grading (the default) runs it in its own sandbox;
+    a course that is not sealed runs it in nbgrader's kernel (--cell-timeout)."""
+    from coursekit.classroom.time_limits import SealedTimes
+
+    times = grade.add_argument_group("time limits on the student's code")
+    for option, default, what in [
+        ("--sealed-cell-timeout", SealedTimes.cell_s, "seconds per answer cell, sealed run"),
+        ("--scenario-timeout", SealedTimes.scenario_s, "seconds per test scenario, sealed run"),
+        ("--sealed-run-timeout", SealedTimes.run_s, "seconds per sealed run (its cells and "
+         "scenarios together)"),
+    ]:  # fmt: skip
+        times.add_argument(option, type=_positive, default=default,
+                           help=f"{what} (default: {default:g})")  # fmt: skip
+    times.add_argument("--cell-timeout", type=int, default=120,
+                       help="seconds per cell in nbgrader's kernel, for a course that is not "
+                       "sealed (default: 120)")  # fmt: skip
 
 
 def _deadline_parsers(commands, common) -> None:
@@ -297,20 +334,24 @@ def _collect(course, args) -> int:
             import_roster(gb, read_roster(args.roster))
     if args.source is None:
         assignments = args.assignments or course.assignments()
-        found = collect.collect_from_exchange(course, assignments, limits)
-        print(f"collected from the exchange: {len(course.submitted())} submissions in total")
-        for assignment, problems in found.items():
-            for problem in problems:
+        found = collect.collect_from_exchange(course, assignments, limits, args.verbose)
+        taken = sum(len(c.taken) for c in found.values())
+        print(f"collected from the exchange: {taken} new or updated submissions "
+              f"({len(course.submitted())} in submitted/ in all)")  # fmt: skip
+        for assignment, collected in found.items():
+            for problem in collected.left_out:
                 print(f"  left out ({assignment}): {problem}")
         return 0
     if len(args.assignments) != 1 or args.roster is None:
         raise SystemExit("collect --from needs exactly one ASSIGNMENT and --roster")
-    problems = collect.collect_from_lms(
-        course, args.assignments[0], args.source, args.roster, args.pattern, limits
+    assignment = args.assignments[0]
+    collected = collect.collect_from_lms(
+        course, assignment, args.source, args.roster, args.pattern, limits, args.verbose
     )
-    found = [s for s in course.submitted() if s[1] == args.assignments[0]]
-    print(f"collected {args.assignments[0]}: {len(found)} submissions")
-    for problem in problems:
+    in_all = len([s for s in course.submitted() if s[1] == assignment])
+    print(f"collected {assignment} from {printable(args.source.name)}: {len(collected.taken)} "
+          f"submissions ({in_all} of {assignment} in submitted/ in all)")  # fmt: skip
+    for problem in collected.left_out:
         print(f"  left out: {printable(problem)}")
     return 0
 
@@ -319,7 +360,10 @@ def _grade(course, args) -> int:
     from coursekit.classroom.grade import grade_class
     from coursekit.classroom.supervisor import Limits
     from coursekit.classroom.table import grade_summary
+    from coursekit.classroom.time_limits import SealedTimes
 
+    sealed = SealedTimes(args.sealed_cell_timeout, args.scenario_timeout, args.sealed_run_timeout)
+    started = time.time()
     results = grade_class(
         course,
         args.jobs,
@@ -327,15 +371,30 @@ def _grade(course, args) -> int:
         args.student,
         args.cell_timeout,
         Limits(args.timeout, args.memory),
+        sealed=sealed,
     )
+    if args.verbose:
+        _show_logs(course.work / "logs", started)
     print(grade_summary(results))
     return 0
+
+
+def _show_logs(folder: Path, since: float) -> None:
+    """nbgrader's log of each submission graded since `since` (what its worker and kernel
+    printed, the student's output included: shown printable)."""
+    from coursekit.classroom.printable import printable
+
+    for log in sorted(folder.glob("*.log")):
+        if log.stat().st_mtime >= since:
+            print(f"--- {log}", file=sys.stderr)
+            for line in log.read_text(errors="replace").splitlines():
+                print(printable(line), file=sys.stderr)
 
 
 def _feedback(course, args) -> int:
     from coursekit.classroom.feedback import make_feedback
 
-    pages = make_feedback(course, args.student, args.jobs)
+    pages = make_feedback(course, args.student, args.jobs, args.verbose)
     print(f"{len(pages)} feedback pages in {course.path('feedback')}")
     return 0
 
@@ -373,9 +432,12 @@ def _hub(course, args) -> int:
 
 
 def _export(course, args) -> int:
-    from coursekit.classroom.export import export_csv
+    from coursekit.classroom.export import DEFAULT_NAMES, export_grades
 
-    print(f"written {export_csv(course, args.out or course.path('grades.csv'))}")
+    path = args.out or course.path(DEFAULT_NAMES[args.format])
+    for warning in export_grades(course, path, args.format):
+        print(f"warning: {warning}", file=sys.stderr)
+    print(f"written {path}")
     return 0
 
 

@@ -23,7 +23,7 @@ import os
 import re
 import shutil
 import zipfile
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from nbgrader.plugins import FileNameCollectorPlugin
@@ -35,6 +35,7 @@ from coursekit.classroom.course import check_result
 from coursekit.classroom.deadlines import record_submission
 from coursekit.classroom.download import SafeExtractor
 from coursekit.classroom.intake import DEFAULT_LIMITS, Limits
+from coursekit.classroom.quiet import nbgrader_log
 from coursekit.classroom.roster import Matcher, read_roster
 
 MOODLE_FOLDER = re.compile(r"^(?P<name>.+?)_\d+_assignsubmission_\w*$")
@@ -102,11 +103,21 @@ class RosterCollector(FileNameCollectorPlugin):
         return "", relative.name
 
 
-def collect_from_exchange(course, assignments, limits: Limits = DEFAULT_LIMITS) -> dict[str, list]:
-    """nbgrader's collect, one assignment after another; assignment -> entries left out."""
-    found = {a: exchange.collect(course, a, limits) for a in assignments}
-    for assignment, problems in found.items():
-        record_problems(course, assignment, problems)
+@dataclass
+class Collected:
+    """What one collect of one assignment did."""
+
+    taken: list[str]  # the students whose submission it copied into submitted/ (new or newer)
+    left_out: list[str]  # the entries it left out, each with why
+
+
+def collect_from_exchange(
+    course, assignments, limits: Limits = DEFAULT_LIMITS, verbose=False
+) -> dict[str, Collected]:
+    """nbgrader's collect, one assignment after another (its log shown if verbose)."""
+    found = {a: Collected(*exchange.collect(course, a, limits, verbose)) for a in assignments}
+    for assignment, collected in found.items():
+        record_problems(course, assignment, collected.left_out)
     return found
 
 
@@ -117,8 +128,10 @@ def collect_from_lms(
     roster: Path,
     pattern="",
     limits: Limits = DEFAULT_LIMITS,
-) -> list[str]:
-    """Unpack `download` (folder or zip) as nbgrader's zip_collect expects, collect, report."""
+    verbose=False,
+) -> Collected:
+    """Unpack `download` (folder or zip) as nbgrader's zip_collect expects, collect, report
+    (nbgrader's log shown if verbose)."""
     from nbgrader.apps.zipcollectapp import ZipCollectApp
     from nbgrader.coursedir import CourseDirectory
     from nbgrader.utils import capture_log
@@ -150,7 +163,8 @@ def collect_from_lms(
     app.coursedir.assignment_id = assignment
     cwd = os.getcwd()
     try:
-        outcome = capture_log(app)
+        with nbgrader_log(app.log, verbose):
+            outcome = capture_log(app)
     finally:
         os.chdir(cwd)
     check_result(outcome, f"zip_collect {assignment}")
@@ -158,7 +172,8 @@ def collect_from_lms(
     problems += getattr(app.collector_plugin_inst, "problems", [])
     _record_times(course, assignment, app.extractor_plugin_inst, app.collector_plugin_inst)
     record_problems(course, assignment, problems)
-    return problems
+    plan = getattr(app.collector_plugin_inst, "plan", {})
+    return Collected(sorted({found["student_id"] for found in plan.values()}), problems)
 
 
 def _record_times(course, assignment: str, extractor, collector) -> None:

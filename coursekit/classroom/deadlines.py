@@ -195,7 +195,7 @@ def apply_penalties(db, student: str | None = None) -> None:
 
     ensure_table(db.get_bind())
     policy, extra = read_policy(db), extensions(db)
-    possible, totals = dict(read.assignments(db)), read.submission_scores(db)
+    possible, totals = dict(read.assignments(db)), read.submission_scores(db, student)
     query = select(SubmittedAssignment).options(
         joinedload(SubmittedAssignment.assignment), selectinload(SubmittedAssignment.notebooks)
     )

@@ -26,11 +26,13 @@ from nbgrader.utils import ignore_patterns, parse_utc
 
 from coursekit.classroom.deadlines import record_submission
 from coursekit.classroom.intake import DEFAULT_LIMITS, Budget, Limits, Unsafe, copy_entry, kind
+from coursekit.classroom.quiet import nbgrader_log
 from coursekit.classroom.roster import id_problem
 
 
-def collect(course, assignment: str, limits: Limits = DEFAULT_LIMITS) -> list[str]:
-    """Collect `assignment` from the course's exchange; returns the entries left out, why."""
+def collect(course, assignment: str, limits: Limits = DEFAULT_LIMITS, verbose=False):
+    """Collect `assignment` from the course's exchange; returns (the students whose entry this
+    collect copied in, the entries left out and why). nbgrader's log is shown if verbose."""
     from nbgrader.auth import Authenticator
     from nbgrader.coursedir import CourseDirectory
 
@@ -42,18 +44,20 @@ def collect(course, assignment: str, limits: Limits = DEFAULT_LIMITS) -> list[st
     )
     collector.update, collector.limits = True, limits
     try:
-        collector.start()
+        with nbgrader_log(collector.log, verbose):
+            collector.start()
     except ExchangeError as error:
         raise SystemExit(f"collect {assignment} from the exchange: {error}") from None
-    return collector.problems
+    return collector.taken, collector.problems
 
 
 class VettedCollect(ExchangeCollect):
     limits = DEFAULT_LIMITS
     problems: list[str]
+    taken: list[str]  # the students whose entry this collect copied into submitted/
 
     def init_src(self):
-        self.problems = []
+        self.problems, self.taken = [], []
         self.course_path = os.path.join(self.root, self.coursedir.course_id)
         self.inbound_path = os.path.join(self.course_path, "inbound")
         if not os.path.isdir(self.inbound_path):
@@ -138,6 +142,7 @@ class VettedCollect(ExchangeCollect):
             if dest.exists():
                 shutil.rmtree(dest)
             staged.rename(dest)
+            self.taken.append(student)
             self.log.info("Collected submission: %s %s", student, assignment)
 
     def _newer(self, record: dict, dest: Path) -> bool:

@@ -2,11 +2,14 @@
 
 An nbgrader export plugin, so that
 `nbgrader export --exporter=coursekit.classroom.export.WideCsvExportPlugin` writes the same file.
-Empty cells: not submitted. `<assignment>` is the score after any late penalty (the totals
-add these), beside `<assignment>/before_penalty`, `<assignment>/penalty` and
-`<assignment>/late` (`late` or empty; see deadlines.py). `<assignment>/problems` says why a
-submission was graded with problems (an import refused, a syntax error, a dead kernel, a
-timeout, a broken file), as the grade table's `*` and the report do.
+`<assignment>` is the score after any late penalty (the totals add these; empty: not handed
+in), beside `<assignment>/before_penalty`, `<assignment>/penalty`, `<assignment>/late` (`late`
+or empty; see deadlines.py) and `<assignment>/status`: `missing` (not handed in), `graded`,
+`graded with problems`, `not graded` (the run's status) or `not graded yet` (collected, never
+graded). `<assignment>/problems` says why a submission was graded with problems (an import
+refused, a syntax error, a dead kernel, a timeout, a broken file), as the grade table's `*`
+and the report do. `sis_id` and `section` come from the roster (roster.py). The LMS layouts
+are in export_lms.py; `export_grades` writes any of them.
 """
 
 from __future__ import annotations
@@ -18,15 +21,7 @@ from nbgrader.plugins import ExportPlugin
 from coursekit.classroom import scores as read
 from coursekit.classroom.deadlines import read_lateness
 from coursekit.classroom.runs import latest_runs
-
-# A spreadsheet reads a cell starting with one of these as a formula (OWASP's list).
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def cell_text(value: str) -> str:
-    """Text a spreadsheet shows as text: a leading apostrophe before what would start a
-    formula (names, ids and notes come from students and LMS files)."""
-    return "'" + value if value.startswith(FORMULA_STARTS) else value
+from coursekit.classroom.spreadsheet import cell_text
 
 
 def problems(run) -> str:
@@ -48,9 +43,12 @@ class WideCsvExportPlugin(ExportPlugin):
         totals, by_cell = read.submission_scores(db), read.cell_scores(db)
         runs = latest_runs(db)
         late = read_lateness(db, runs)
-        header = ["student_id", "first_name", "last_name", "email", "total", "max_total"]
+        who = read.identities(db)
+        header = ["student_id", "first_name", "last_name", "email", "sis_id", "section",
+                  "total", "max_total"]  # fmt: skip
         for name, _ in assignments:
-            header += [name, *(f"{name}/{c}" for c in ("before_penalty", "penalty", "late"))]
+            header.append(name)
+            header += [f"{name}/{c}" for c in ("before_penalty", "penalty", "late", "status")]
             header.append(f"{name}/problems")
             header += [f"{name}/{cell}" for _, cell in cells[name]]
         possible = sum(maximum for _, maximum in assignments)
@@ -61,16 +59,20 @@ class WideCsvExportPlugin(ExportPlugin):
                 row, total = [], 0.0
                 for name, _ in assignments:
                     if (student.id, name) not in totals:
-                        row += [""] * (5 + len(cells[name]))
+                        row += ["", "", "", "", "missing", ""] + [""] * len(cells[name])
                         continue
                     score, lateness = totals[(student.id, name)][0], late[(student.id, name)]
                     total += score - lateness.penalty
-                    why = problems(runs.get((student.id, name)))
+                    run = runs.get((student.id, name))
                     row += [f"{score - lateness.penalty:g}", f"{score:g}", f"{lateness.penalty:g}"]
-                    row += ["late" if lateness.is_late else "", cell_text(why)]
+                    row.append("late" if lateness.is_late else "")
+                    row.append(run.status if run else "not graded yet")
+                    row.append(cell_text(problems(run)))
                     for notebook, cell in cells[name]:
                         row.append(f"{by_cell.get((student.id, name, notebook, cell), 0.0):g}")
+                person = who.get(student.id, {})
                 names = [student.first_name or "", student.last_name or "", student.email or ""]
+                names += [person.get("sis_id", ""), person.get("section", "")]
                 texts = [cell_text(t) for t in (student.id, *names)]
                 writer.writerow([*texts, f"{total:g}", f"{possible:g}", *row])
 
@@ -79,3 +81,17 @@ def export_csv(course, path) -> str:
     with course.gradebook() as gb:
         WideCsvExportPlugin(to=str(path)).export(gb)
     return str(path)
+
+
+FORMATS = ("csv", "canvas", "moodle")
+DEFAULT_NAMES = {"csv": "grades.csv", "canvas": "grades-canvas.csv", "moodle": "grades-moodle.csv"}
+
+
+def export_grades(course, path, layout: str = "csv") -> list[str]:
+    """Write the grades at path in one of FORMATS; lines to tell the instructor (warnings)."""
+    from coursekit.classroom.export_lms import export_canvas, export_moodle
+
+    if layout == "csv":
+        export_csv(course, path)
+        return []
+    return {"canvas": export_canvas, "moodle": export_moodle}[layout](course, path)

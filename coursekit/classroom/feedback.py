@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
 from concurrent.futures import ProcessPoolExecutor
 
 from jinja2 import DictLoader, Environment
@@ -20,6 +21,7 @@ from traitlets.config import Config
 
 from coursekit.classroom.course import check_result
 from coursekit.classroom.deadlines import read_lateness
+from coursekit.classroom.page_style import slim
 from coursekit.classroom.runs import latest_runs
 from coursekit.classroom.safe_html import FEEDBACK_SCRIPTS, policy_meta, render_safely
 
@@ -39,16 +41,19 @@ PAGES = Environment(
 )
 
 
-def make_feedback(course, student: str | None = None, workers: int | None = None) -> list[str]:
+def make_feedback(
+    course, student: str | None = None, workers: int | None = None, verbose=False
+) -> list[str]:
     """Write feedback/<student>/<assignment>/*.html; returns the pages written. Submissions
-    are rendered `workers` at a time (default: one per core), each by its own nbgrader."""
+    are rendered `workers` at a time (default: one per core), each by its own nbgrader (its
+    log on stderr if verbose)."""
     with course.gradebook() as gb:
         latest = latest_runs(gb.db)
         late = read_lateness(gb.db, latest)
     runs = [r for r in latest.values() if student in (None, r.student_id)]
     jobs = [(str(course.root), course.db_url, r.student_id, r.assignment_id,
              r.result["notes"] + _late_note(late.get((r.student_id, r.assignment_id)), r.score),
-             r.max_score, [c["notebook"] for c in r.result["cells"]])
+             r.max_score, [c["notebook"] for c in r.result["cells"]], verbose)
             for r in sorted(runs, key=lambda r: (r.student_id, r.assignment_id))]  # fmt: skip
     workers = max(1, min(workers or os.cpu_count() or 1, len(jobs)))
     if workers == 1:
@@ -63,7 +68,8 @@ def _late_note(late, score: float) -> list[str]:
     return [f"Late: {late.describe(score)}."] if late is not None and late.is_late else []
 
 
-def _feedback_for(root, db_url, student, assignment, notes, max_score, notebooks) -> list[str]:
+def _feedback_for(root, db_url, student, assignment, notes, max_score, notebooks,
+                  verbose=False) -> list[str]:  # fmt: skip
     """One submission's pages (in a worker process: everything it needs is in its arguments)."""
     from coursekit.classroom.course import Course
 
@@ -74,6 +80,8 @@ def _feedback_for(root, db_url, student, assignment, notes, max_score, notebooks
         safely = Config()
         render_safely(safely)
         outcome = course.api(safely).generate_feedback(assignment, student, force=True)
+        if verbose:
+            sys.stderr.write(outcome.get("log", ""))
         check_result(outcome, f"generate_feedback {assignment} {student}")
         for page in sorted(folder.glob("*.html")):
             _finish_page(page, notes)
@@ -88,8 +96,9 @@ def _feedback_for(root, db_url, student, assignment, notes, max_score, notebooks
 
 
 def _finish_page(page, notes: list[str]) -> None:
-    """The policy first in <head> (it covers only what follows it), the notes atop <body>."""
-    text = page.read_text()
+    """The policy first in <head> (it covers only what follows it), the notes atop <body>, a
+    small stylesheet for nbconvert's 117 KB one (page_style.py)."""
+    text = slim(page.read_text())
     head = text.find(">", text.find("<head")) + 1
     text = text[:head] + policy_meta(FEEDBACK_SCRIPTS) + text[head:]
     body = text.find(">", text.find("<body")) + 1

@@ -18,6 +18,7 @@ import shutil
 import sys
 from contextlib import contextmanager
 
+from coursekit.classroom import forced
 from coursekit.classroom.deadlines import apply_penalties, submission_time
 from coursekit.classroom.grade_one import SEED_ENV, Job, blank_result
 from coursekit.classroom.printable import printable
@@ -25,6 +26,7 @@ from coursekit.classroom.progress import Progress
 from coursekit.classroom.runs import ensure_table, fingerprint, latest_runs
 from coursekit.classroom.supervisor import Limits, run_jobs
 from coursekit.classroom.template import build_template
+from coursekit.classroom.time_limits import SealedTimes
 from coursekit.classroom.writer import write_result
 
 # The function that makes the verdict for one submission ("module:function", job -> result).
@@ -40,6 +42,7 @@ def grade_class(
     limits: Limits | None = None,
     grader: str = GRADER,
     stream=None,
+    sealed: SealedTimes | None = None,
 ) -> list[dict]:
     """Grade what needs grading; returns the results written, in completion order."""
     stream = stream or sys.stderr
@@ -47,9 +50,13 @@ def grade_class(
         plan = _plan(course, force, student, stream)
         if not plan:
             return []
-        written = _grade(course, plan, workers, cell_timeout, limits or Limits(), grader, stream)
+        if force:  # cut short, the next `grade` finishes it (forced.py)
+            forced.start(course, [(who, a) for who, a, *_ in plan])
+        limits, sealed = limits or Limits(), sealed or SealedTimes()
+        written = _grade(course, plan, workers, cell_timeout, limits, grader, stream, sealed)
         with course.gradebook() as gb:
             apply_penalties(gb.db, student)  # an appeal: that student's alone
+        forced.finish(course)
     if any(r["seeds_seen"] and r["seeds_seen"] != [r["seed"]] for r in written):
         stream.write(
             f"warning: the hidden tests did not use the seed in {SEED_ENV}; an appeal "
@@ -72,7 +79,11 @@ def _plan(course, force: bool, student: str | None, stream) -> list[tuple]:
         raise SystemExit(f"no collected submission for student '{printable(student)}'")
     with course.gradebook() as gb:
         ensure_table(gb.engine)
-        last = latest_runs(gb.db)
+        last = latest_runs(gb.db, student)
+    owed = forced.owed(course, last) & set(submissions)
+    if owed:
+        stream.write(f"a `grade --force` was cut short: {len(owed)} submissions it had not "
+                     "regraded yet are regraded now\n")  # fmt: skip
     plan = []
     for who, assignment in submissions:
         prints = fingerprint(course.submission_dir(who, assignment))
@@ -81,7 +92,7 @@ def _plan(course, force: bool, student: str | None, stream) -> list[tuple]:
         notes = ()
         if student is not None and same_files:  # an appeal: same values as the last run
             seed = previous.seed
-        elif same_files and not force:
+        elif same_files and not force and (who, assignment) not in owed:
             continue
         else:
             seed = _fresh_seed()
@@ -94,7 +105,7 @@ def _plan(course, force: bool, student: str | None, stream) -> list[tuple]:
     return plan
 
 
-def _grade(course, plan, workers, cell_timeout, limits, grader, stream) -> list[dict]:
+def _grade(course, plan, workers, cell_timeout, limits, grader, stream, sealed) -> list[dict]:
     template = build_template(course, course.work / "template.db")
     jobs_dir = course.work / "jobs"
     shutil.rmtree(jobs_dir, ignore_errors=True)  # a killed run's leftovers
@@ -111,6 +122,7 @@ def _grade(course, plan, workers, cell_timeout, limits, grader, stream) -> list[
             str(template),
             cell_timeout,
             notes,
+            sealed,
         )
         for n, (who, a, seed, _, notes) in enumerate(plan)
     ]

@@ -34,6 +34,7 @@ from traitlets.config import Config
 from coursekit.classroom.course import Course
 from coursekit.classroom.outputs import incidents, read_cells, sealed_notes, status_and_message
 from coursekit.classroom.repair import repair_submission
+from coursekit.classroom.time_limits import SealedTimes
 
 SEED_ENV = "MINIGRAD_COURSE_SEED"  # the hidden tests' grade() draws its values from this seed
 
@@ -48,6 +49,7 @@ class Job:
     template_db: str  # the course's assignments without grades (template.build_template)
     cell_timeout: int = 120
     notes: tuple[str, ...] = ()  # what the plan found before grading (an appeal's changed files)
+    sealed: SealedTimes = SealedTimes()
 
 
 def grade_submission(job: Job) -> dict:
@@ -111,6 +113,9 @@ def _autograde_config(course: Course, work: Path, db_url: str, job: Job) -> Conf
     config.CourseDirectory.submitted_directory = os.path.relpath(work / "submitted", course.root)
     config.CourseDirectory.autograded_directory = os.path.relpath(work / "autograded", course.root)
     config.Execute.timeout = job.cell_timeout
+    config.SealedExecute.cell_s = job.sealed.cell_s  # used where the course grades sealed
+    config.SealedExecute.scenario_s = job.sealed.scenario_s
+    config.SealedExecute.wall_s = job.sealed.run_s
     config.Execute.shutdown_kernel = "immediate"  # a graceful shutdown waits seconds for nothing
     # the course's steps (a sealed grader configures its own), else nbgrader's; its Execute
     # is replaced by one that survives a dying kernel

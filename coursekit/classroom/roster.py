@@ -1,7 +1,9 @@
 """The class list (CSV) and matching the names an LMS puts on files to student ids.
 
 Columns: `id` (required: the student id nbgrader uses), `first_name`, `last_name`, `email`,
-and `lms_name` (optional: the name the LMS writes, when it is none of the others). A name
+and `lms_name` (optional: the name the LMS writes, when it is none of the others). For the
+LMS gradebook exports (export_lms.py), optional: `lms_user_id` (Canvas's "ID"), `sis_id`
+(Canvas's "SIS User ID", Moodle's "ID number"), `sis_login_id` and `section`. A name
 matches a student when, compared without case, accents, spaces and punctuation, it equals
 the id, the e-mail address or its local part, "first last", "last first" or the lms_name.
 A name that matches nobody or more than one student is reported, never guessed.
@@ -13,7 +15,14 @@ import csv
 import unicodedata
 from pathlib import Path
 
+from coursekit.classroom.spreadsheet import FORMULA_STARTS
+
 FIELDS = ("id", "first_name", "last_name", "email")
+LMS_FIELDS = ("lms_user_id", "sis_id", "sis_login_id", "section")
+# What an LMS matches a student by: a leading formula character would have to be escaped in
+# the export (spreadsheet.cell_text), and an escaped id matches nobody, so it is refused here.
+IDENTIFIERS = ("email", "lms_user_id", "sis_id", "sis_login_id")
+LONGEST = 128  # characters: the gradebook's columns for ids
 # What nbgrader's pages would read as markup: in an id (also put in a JavaScript string and
 # attributes) any quote too; in a name (printed as text) a tag or an entity. O'Brien is fine.
 ID_MARKUP = set("<>\"'`&")
@@ -41,6 +50,7 @@ def read_roster(path: Path) -> list[dict]:
                 if "id" in clean:
                     _check_id(path, line, clean["id"])
                 _check_names(path, line, clean)
+                _check_lms_fields(path, line, clean)
     except UnicodeDecodeError as exc:
         raise RosterError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); save "
                           "the roster as CSV UTF-8") from None  # fmt: skip
@@ -84,11 +94,41 @@ def _check_names(path: Path, line: int, row: dict) -> None:
             )
 
 
+def _check_lms_fields(path: Path, line: int, row: dict) -> None:
+    """An LMS's ids and the section: printable, not too long, and no identifier an LMS would
+    read as a formula (the export cannot escape one without changing what it matches)."""
+    for field in LMS_FIELDS:
+        value = row.get(field, "")
+        if any(unicodedata.category(ch).startswith("C") for ch in value):
+            raise RosterError(f"{path}, line {line}: the {field} {value!r} holds control "
+                              "characters")  # fmt: skip
+        if set(value) & NAME_MARKUP:
+            raise RosterError(f"{path}, line {line}: the {field} {value!r} holds one of "
+                              f"{''.join(sorted(NAME_MARKUP))}")  # fmt: skip
+        if len(value) > LONGEST:
+            raise RosterError(f"{path}, line {line}: the {field} is longer than {LONGEST} "
+                              "characters")  # fmt: skip
+    for field in IDENTIFIERS:
+        if row.get(field, "").startswith(FORMULA_STARTS):
+            raise RosterError(
+                f"{path}, line {line}: the {field} {row[field]!r} starts with "
+                f"{row[field][0]!r}, which a spreadsheet reads as a formula; an LMS id never does"
+            )
+
+
 def import_roster(gb, rows: list[dict]) -> None:
-    """Students into nbgrader's gradebook (names and e-mail included)."""
+    """Students into nbgrader's gradebook (names, e-mail and the LMS's user id included),
+    the SIS ids and section beside them (runs.StudentDetail)."""
+    from coursekit.classroom.runs import StudentDetail, ensure_table
+
+    ensure_table(gb.engine)
     for row in rows:
-        details = {field: row[field] for field in FIELDS[1:] if row.get(field)}
+        details = {field: row[field] for field in (*FIELDS[1:], "lms_user_id") if row.get(field)}
         gb.update_or_create_student(row["id"], **details)
+        extra = {field: row.get(field) or None for field in LMS_FIELDS[1:]}
+        if any(extra.values()):
+            gb.db.merge(StudentDetail(student_id=row["id"], **extra))
+    gb.db.commit()
 
 
 def key(text: str) -> str:

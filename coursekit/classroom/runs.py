@@ -58,6 +58,17 @@ class LatePolicy(Base):
     zero_after = Column(Float)  # days late beyond which the score is 0; None: never
 
 
+class StudentDetail(Base):
+    """What an LMS gradebook import matches a student by, beyond nbgrader's Student (which
+    holds the e-mail and the LMS's user id): from the roster's optional columns."""
+
+    __tablename__ = "minigrad_student_detail"
+    student_id = Column(String(128), primary_key=True)
+    sis_id = Column(String(128))
+    sis_login_id = Column(String(128))
+    section = Column(String(128))
+
+
 def ensure_table(engine) -> None:
     Base.metadata.create_all(bind=engine)
 
@@ -77,10 +88,14 @@ def new_run(result: dict, fingerprint: str) -> GradingRun:
     )
 
 
-def latest_runs(session) -> dict[tuple[str, str], GradingRun]:
-    """(student, assignment) -> the last run that was written for it."""
+def latest_runs(session, student: str | None = None) -> dict[tuple[str, str], GradingRun]:
+    """(student, assignment) -> the last run that was written for it (one student's only,
+    if named: an appeal need not load the class)."""
     latest: dict[tuple[str, str], GradingRun] = {}
-    for run in session.execute(select(GradingRun).order_by(GradingRun.id)).scalars():
+    query = select(GradingRun).order_by(GradingRun.id)
+    if student is not None:
+        query = query.where(GradingRun.student_id == student)
+    for run in session.execute(query).scalars():
         latest[(run.student_id, run.assignment_id)] = run
     return latest
 

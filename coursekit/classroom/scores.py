@@ -31,8 +31,9 @@ def assignments(db) -> list[tuple[str, float]]:
     return [(name, float(maximum or 0.0)) for name, maximum in rows]
 
 
-def submission_scores(db) -> dict[tuple[str, str], tuple[float, float]]:
-    """(student, assignment) -> (score, max score) of every submission (one grouped query)."""
+def submission_scores(db, student: str | None = None) -> dict[tuple[str, str], tuple]:
+    """(student, assignment) -> (score, max score) of every submission (one grouped query),
+    or of one student's."""
     query = (
         select(
             SubmittedAssignment.student_id,
@@ -45,6 +46,8 @@ def submission_scores(db) -> dict[tuple[str, str], tuple[float, float]]:
         .outerjoin(Grade, Grade.notebook_id == SubmittedNotebook.id)
         .group_by(SubmittedAssignment.id, SubmittedAssignment.student_id, Assignment.name)
     )
+    if student is not None:
+        query = query.where(SubmittedAssignment.student_id == student)
     return {(s, a): (float(score), float(maximum)) for s, a, score, maximum in db.execute(query)}
 
 
@@ -84,3 +87,18 @@ def lateness(db) -> dict[tuple[str, str], tuple]:
         .group_by(SubmittedAssignment.id, Assignment.id)  # PostgreSQL: every column's key
     )
     return {(s, a): (t, due, ext, float(p)) for s, a, t, due, ext, p in db.execute(query)}
+
+
+def identities(db) -> dict[str, dict[str, str]]:
+    """student -> what an LMS knows them by: first_name, last_name, email, lms_user_id, sis_id,
+    sis_login_id, section ("" where the roster gave none). One query."""
+    from coursekit.classroom.runs import StudentDetail, ensure_table
+
+    ensure_table(db.get_bind())  # a gradebook from before the roster's LMS columns
+    query = select(
+        Student.id, Student.first_name, Student.last_name, Student.email, Student.lms_user_id,
+        StudentDetail.sis_id, StudentDetail.sis_login_id, StudentDetail.section,
+    ).outerjoin(StudentDetail, StudentDetail.student_id == Student.id)  # fmt: skip
+    keys = ("first_name", "last_name", "email", "lms_user_id", "sis_id", "sis_login_id",
+            "section")  # fmt: skip
+    return {row[0]: {k: v or "" for k, v in zip(keys, row[1:])} for row in db.execute(query)}

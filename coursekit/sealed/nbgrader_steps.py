@@ -18,6 +18,7 @@ Two ways to use it, both through nbgrader's own machinery:
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 
@@ -44,6 +45,8 @@ class SealedExecute(NbGraderPreprocessor):
         help=f"Seed of the scenarios' values (default: ${SEED_ENV}, else fresh)",
     ).tag(config=True)
     wall_s = Float(Limits.wall_s, help="Wall-clock limit of one sealed run").tag(config=True)
+    cell_s = Float(Limits.cell_s, help="Time limit of one answer or given cell").tag(config=True)
+    scenario_s = Float(Limits.scenario_s, help="Time limit of one scenario").tag(config=True)
 
     def preprocess(self, nb, resources):
         info = resources["nbgrader"]
@@ -51,7 +54,10 @@ class SealedExecute(NbGraderPreprocessor):
             self._source_notebook(info["assignment"], info["notebook"])
         )
         seed = self.seed if self.seed is not None else os.environ.get(SEED_ENV)
-        limits = Limits(wall_s=self.wall_s)
+        # CPU time (per process) never cuts short what the wall-clock limit allows
+        cpu_s = max(Limits.cpu_s, math.ceil(self.wall_s))
+        limits = Limits(wall_s=self.wall_s, cpu_s=cpu_s, cell_s=self.cell_s,
+                        scenario_s=self.scenario_s)  # fmt: skip
         result = grade_notebook(contract, nbformat.from_dict(nb), seed=seed, limits=limits)
         self.log.info("sealed run of %s: %g/%g points", info["notebook"], result.score,
                       result.max_score)  # fmt: skip
