@@ -924,6 +924,89 @@ def argument_parser_texts(T, record, rng):
         record.call(label, call)
 
 
+@scenario(id="values.factory_argument_parser_texts", rules=["N1"], topic="values",
+          lecture="course/01_tensors_memory.ipynb#creating-tensors", devices=("cpu",))  # fmt: skip
+def factory_argument_parser_texts(T, record, rng):
+    # The factories and stack/cat/where/pow are bound by PyTorch's parser too: a wrong type,
+    # a missing or unknown argument, or no overload that fits is refused in its words (one
+    # plausible signature explains itself, several are listed), and the calls its
+    # signatures take (size=, randint(high, size=), arange(end=)) work.
+    n = int(rng.integers(2, 4))
+    f = scalar(rng, 1.5, 3.0)
+    x = T.tensor(floats(rng, (n,)))
+    calls = {
+        "zeros(n, f)": lambda: T.zeros(n, f),
+        "zeros((n,), dtype='float32')": lambda: T.zeros((n,), dtype="float32"),
+        "zeros(n, size=n)": lambda: T.zeros(n, size=n),
+        "zeros(n, zz=1)": lambda: T.zeros(n, zz=1),
+        "zeros(n, requires_grad=1)": lambda: T.zeros(n, requires_grad=1),
+        "zeros(n, requires_grad=None)": lambda: T.zeros(n, requires_grad=None),
+        "zeros(n, out=None, layout=None, pin_memory=False)": lambda: T.zeros(
+            n, out=None, layout=None, pin_memory=False
+        ),
+        "ones(size=f)": lambda: T.ones(size=f),
+        "ones(size=(n,))": lambda: T.ones(size=(n,)),
+        "ones(n, device=f)": lambda: T.ones(n, device=f),
+        "empty(n, dtype=n)": lambda: T.empty(n, dtype=n).shape,
+        "rand(n, dtype='a')": lambda: T.rand(n, dtype="a"),
+        "randn(n, generator=1)": lambda: T.randn(n, generator=1),
+        "full((n,))": lambda: T.full((n,)),
+        "full((n,), 'a')": lambda: T.full((n,), "a"),
+        "full((n,), x)": lambda: T.full((n,), x),
+        "full(size=(n,), fill_value=f)": lambda: T.full(size=(n,), fill_value=f),
+        "randint(n)": lambda: T.randint(n),
+        "randint(n, f)": lambda: T.randint(n, f),
+        "randint(f, (n,))": lambda: T.randint(f, (n,)),
+        "randint(0, n, (n,), 3)": lambda: T.randint(0, n, (n,), 3),
+        "randint(n, (n,), zz=1)": lambda: T.randint(n, (n,), zz=1),
+        "randint(high=n, size=(n,)).shape": lambda: T.randint(high=n, size=(n,)).shape,
+        "arange()": lambda: T.arange(),
+        "arange('a')": lambda: T.arange("a"),
+        "arange(1, 2, 3, 4)": lambda: T.arange(1, 2, 3, 4),
+        "arange(n, dtype='int')": lambda: T.arange(n, dtype="int"),
+        "arange(end=n)": lambda: T.arange(end=n),
+        "arange(start=1, end=n)": lambda: T.arange(start=1, end=n),
+        "eye()": lambda: T.eye(),
+        "eye(n, f)": lambda: T.eye(n, f),
+        "eye(n, zz=1)": lambda: T.eye(n, zz=1),
+        "tensor()": lambda: T.tensor(),
+        "tensor([f], n)": lambda: T.tensor([f], n),
+        "tensor([f], zz=1)": lambda: T.tensor([f], zz=1),
+        "tensor([f], requires_grad=None)": lambda: T.tensor([f], requires_grad=None),
+        "zeros_like()": lambda: T.zeros_like(),
+        "zeros_like([f])": lambda: T.zeros_like([f]),
+        "ones_like(x, zz=1)": lambda: T.ones_like(x, zz=1),
+        "ones_like(x, dtype='a')": lambda: T.ones_like(x, dtype="a"),
+        "rand_like(n)": lambda: T.rand_like(n),
+        "randn_like(x, dtype=n)": lambda: T.randn_like(x, dtype=n),
+        "linspace()": lambda: T.linspace(),
+        "linspace(0, f, n, zz=1)": lambda: T.linspace(0, f, n, zz=1),
+        "linspace('a', f, n)": lambda: T.linspace("a", f, n),
+        "where()": lambda: T.where(),
+        "where(n)": lambda: T.where(n),
+        "where(x > 0, n)": lambda: T.where(x > 0, n),
+        "where(x > 0, 'a', n)": lambda: T.where(x > 0, "a", n),
+        "where([True], n, f)": lambda: T.where([True], n, f),
+        "pow()": lambda: T.pow(),
+        "pow(x)": lambda: T.pow(x),
+        "pow('a', n)": lambda: T.pow("a", n),
+        "pow(x, 'a')": lambda: T.pow(x, "a"),
+        "pow(n, n)": lambda: T.pow(n, n),
+        "stack(x)": lambda: T.stack(x),
+        "stack()": lambda: T.stack(),
+        "stack([x], f)": lambda: T.stack([x], f),
+        "stack(n)": lambda: T.stack(n),
+        "stack([x], dim=None)": lambda: T.stack([x], dim=None),
+        "stack([x], zz=1)": lambda: T.stack([x], zz=1),
+        "cat(x)": lambda: T.cat(x),
+        "cat([x], 'a')": lambda: T.cat([x], "a"),
+        "cat(n)": lambda: T.cat(n),
+        "cat(tensors=[x], dim=0)": lambda: T.cat(tensors=[x], dim=0),
+    }
+    for label, call in calls.items():
+        record.call(label, call)
+
+
 @scenario(id="values.numpy_ufuncs_on_tensors", rules=["D1", "N1"], topic="values",
           lecture=f"{NUMPY}#numpy-has-no-graph", devices=("cpu",))  # fmt: skip
 def numpy_ufuncs_on_tensors(T, record, rng):
