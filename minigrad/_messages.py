@@ -577,6 +577,7 @@ UNKNOWN_DEVICE_TYPE = (  # every device type PyTorch knows, though minigrad has 
     "string: {}"
 )
 NEGATIVE_DEVICE_INDEX = "Device index must not be negative"
+TYPE_ARGUMENT = "dtype must be a type, str, or dtype object"
 DELETE_DATA = "Deleting tensor data is not allowed. Delete tensor instead!"
 NOT_A_MODULE = "{} is not a Module subclass"
 RANDINT_FROM_TO = "random_ expects 'from' to be less than 'to', but got from={} >= to={}"

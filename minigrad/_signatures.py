@@ -338,6 +338,18 @@ def _check(param, obj, name):
     return kind == "object"
 
 
+def number_dtype(obj):
+    """x.to(5.0): PyTorch's to() reads a number given first, where its dtype overload takes
+    the dtype, as the dtype of the number itself (not for dtype=): bool for a bool, float64
+    for a float, a NumPy float or a NumPy bool. An int is a device index; a complex (complex128)
+    is outside the subset. The name of the dtype, or None."""
+    if isinstance(obj, bool):
+        return "bool"
+    if isinstance(obj, (float, np.floating, np.bool_)):
+        return "float64"
+    return None
+
+
 class _Refused(Exception):
     """Why one signature does not take a call: the TypeError PyTorch would raise for it."""
 
@@ -367,7 +379,9 @@ def _parse(sig, args, kwargs):
             bound[param.name] = None
         elif not present:
             raise _Refused(_missing_args(sig, i))
-        elif _check(param, obj, name):
+        elif _check(param, obj, name) or (
+            name == "to" and not is_kwd and i == 0 and param.type == DTYPE and number_dtype(obj)
+        ):
             bound[param.name] = obj
         elif varargs and pos == 0 and not is_kwd:
             bound[param.name], pos = args, nargs  # view(2, 3) as view((2, 3))

@@ -13,7 +13,7 @@ import types
 
 import numpy as np
 
-from . import _dtypes, return_types
+from . import _dtypes, _signatures, return_types
 from . import _messages as msg
 from . import functions as F
 from ._size import wrap_dim
@@ -987,9 +987,11 @@ def _parse_to(args, kwargs):
             copy = copy or (d.type == "cpu" and d.index is not None)
         elif isinstance(a, Tensor):
             dev, dtype = a._device, a._dtype
-        elif isinstance(a, builtins.int) and not isinstance(a, builtins.bool):
+        elif isinstance(a, (builtins.int, np.integer)) and not isinstance(a, builtins.bool):
             from ._device import cuda_is_available
 
+            if a < 0:
+                raise RuntimeError(msg.NEGATIVE_DEVICE_INDEX)
             if not cuda_is_available():  # an index means the accelerator's device
                 raise RuntimeError(msg.NO_ACCELERATOR)
             dev = canonical(device("cuda", a))
@@ -999,6 +1001,9 @@ def _parse_to(args, kwargs):
 
 
 def to(self, *args, **kwargs):
+    number = _signatures.number_dtype(args[0]) if args else None
+    if number is not None:  # x.to(5.0) is x.to(float64), as PyTorch's parser reads it
+        args = (_dtypes._BY_NAME[number],) + args[1:]
     dev, dtype, copy = _parse_to(args, kwargs)
     return _devices.to(self, dev, dtype, copy)
 

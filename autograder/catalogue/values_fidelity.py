@@ -762,6 +762,20 @@ def device_strings_and_dtype_arguments(T, record, rng):
     record.call("device('cpu:1')", lambda: T.device("cpu:1"))
     record.call("device('cpu', -1)", lambda: T.device("cpu", -1))
     record.call("x.to('gpu')", lambda: x.to("gpu"))
+    # to() reads a number given first as the dtype of the number (not as dtype=), an int
+    # (a NumPy one too) as a device index; type() takes no number at all.
+    f = scalar(rng)
+    for label, arg in ((f"{f}", f), ("True", True), ("np.float32(f)", np.float32(f)),
+                       ("np.bool_(True)", np.bool_(True))):  # fmt: skip
+        record.call(f"x.to({label})", lambda arg=arg: x.to(arg))
+        record.call(f"x.to({label}, True, True)", lambda arg=arg: x.to(arg, True, True))
+        record.call(f"x.to(dtype={label})", lambda arg=arg: x.to(dtype=arg))
+        record.call(f"x.to('cpu', {label})", lambda arg=arg: x.to("cpu", arg))
+    record.call("x.to(f, T.float32)", lambda: x.to(f, T.float32))
+    record.call("x.to(f, non_blocking=1)", lambda: x.to(f, non_blocking=1))
+    record.call("x.to(-1)", lambda: x.to(-1))
+    record.call("x.to(np.int64(0))", lambda: x.to(np.int64(0)))
+    record.call("x.type(f)", lambda: x.type(f))
     for label, kind in (("float", float), ("int", int), ("bool", bool)):
         record.call(f"zeros(2, dtype={label})", lambda kind=kind: T.zeros(2, dtype=kind))
         record.call(f"tensor(x.tolist(), dtype={label})",
