@@ -1030,13 +1030,24 @@ def _floor_op(ufunc, reflected=False):
         if not dtype.is_floating_point:
             if self._xp.any(self._xp.asarray(b) == 0):
                 raise RuntimeError(msg.INT_DIVISION_BY_ZERO)
-        out = Tensor._make(_arr(ufunc(a, b), dtype), device, dtype)
+        if ufunc is np.remainder and dtype.is_floating_point:
+            values = _float_remainder(self._xp, a, b)
+        else:
+            values = ufunc(a, b)
+        out = Tensor._make(_arr(values, dtype), device, dtype)
         if dtype.is_floating_point and _needs_grad(self, other):
             first, second = (other, self) if reflected else (self, other)
             out._grad_fn = _floor_node(ufunc, first, second)
         return out
 
     return op
+
+
+def _float_remainder(xp, a, b):
+    """PyTorch's float kernel: fmod, moved by b where the signs differ. A zero keeps
+    fmod's sign (0 % -2.5 is 0., -4. % 2. is -0.), where NumPy's remainder gives b's."""
+    mod = xp.fmod(a, b)
+    return xp.where((mod != 0) & ((b < 0) != (mod < 0)), mod + b, mod)
 
 
 def _floor_node(ufunc, a, b):

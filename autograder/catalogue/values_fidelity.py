@@ -696,6 +696,17 @@ def floor_divide_and_remainder(T, record, rng):
     record.call("x // k", lambda: x // k)
     record.call("x % k", lambda: x % k)
     record.call("x // 0", lambda: x // 0)
+    # A float remainder is fmod moved by the divisor where the signs differ: a zero keeps
+    # fmod's sign (0. % -2.5 is 0., not -0.), and a number too large for float32 is -inf.
+    b = T.tensor([bool(v) for v in rng.integers(0, 2, size=n)] + [True, False], device=dev)
+    for v in (-1e40, 1e40, -(10.0 ** int(rng.integers(20, 30))), -f, float("-inf")):
+        record.call(f"bool % {v!r}", lambda v=v: b % v)
+        record.call(f"int % {v!r}", lambda v=v: a % v)
+        record.call(f"{v!r} % x", lambda v=v: v % x)
+    record.call("x.half() % -1e20", lambda: x.half() % -1e20)
+    record.call("x % -f", lambda: x % -f)
+    y = x.clone()
+    record.call("y %= -f", lambda: y.__imod__(-f))
 
 
 @scenario(
