@@ -1,8 +1,9 @@
 """The capstone's training run, written once against PyTorch's API and run on any engine.
 
 `train(T, ...)` takes the engine module (`torch` or `minigrad`) as its first argument, like the
-course's scenarios. Data and initial weights are made here with NumPy, so both engines start
-from the same numbers and see the same batches; only the arithmetic differs.
+course's scenarios. The data is made here once with NumPy; each engine draws its own initial
+weights after `T.manual_seed(seed)`, and minigrad's generator is PyTorch's, bit for bit, so
+both start from the same numbers and see the same batches: only the arithmetic differs.
 """
 
 from __future__ import annotations
@@ -27,34 +28,19 @@ def make_moons(n=256, noise=0.15, seed=0):
     return points.astype(np.float32), labels
 
 
-def init_weights(sizes=SIZES, seed=0):
-    """[(weight, bias), ...] per layer, float32, weight shaped (out, in) as nn.Linear keeps it.
-
-    Scaled by sqrt(2 / fan_in) (He initialisation), which suits the ReLU between the layers.
-    """
-    rng = np.random.default_rng(seed)
-    layers = []
-    for fan_in, fan_out in zip(sizes[:-1], sizes[1:], strict=True):
-        weight = rng.normal(0.0, np.sqrt(2.0 / fan_in), size=(fan_out, fan_in))
-        layers.append((weight.astype(np.float32), np.zeros(fan_out, dtype=np.float32)))
-    return layers
-
-
-def build_mlp(T, weights):
-    """Linear, ReLU, Linear, ..., on engine T, loaded with the given NumPy weights."""
+def build_mlp(T, sizes=SIZES, seed=0):
+    """Linear, ReLU, Linear, ..., on engine T, with nn.Linear's own initialisation drawn after
+    T.manual_seed(seed): the same weights on either engine."""
+    T.manual_seed(seed)
     modules = []
-    for weight, bias in weights:
-        layer = T.nn.Linear(weight.shape[1], weight.shape[0])
-        with T.no_grad():  # overwrite the engine's own random initialisation
-            layer.weight.copy_(T.tensor(weight))
-            layer.bias.copy_(T.tensor(bias))
-        modules += [layer, T.nn.ReLU()]
+    for fan_in, fan_out in zip(sizes[:-1], sizes[1:], strict=True):
+        modules += [T.nn.Linear(fan_in, fan_out), T.nn.ReLU()]
     return T.nn.Sequential(*modules[:-1])  # no ReLU after the last layer: those are logits
 
 
-def train(T, points, labels, weights, steps=STEPS, lr=LEARNING_RATE):
+def train(T, points, labels, sizes=SIZES, seed=0, steps=STEPS, lr=LEARNING_RATE):
     """Full-batch SGD on cross-entropy. Returns (loss per step as float64 NumPy, model)."""
-    model = build_mlp(T, weights)
+    model = build_mlp(T, sizes, seed)
     optimizer = T.optim.SGD(model.parameters(), lr=lr)
     x, y = T.tensor(points), T.tensor(labels)
     losses = []

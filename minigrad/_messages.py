@@ -317,41 +317,9 @@ def not_implemented_for(kernel, dtype):
     return f"\"{kernel}\" not implemented for '{SCALAR_TYPE_NAME[dtype]}'"
 
 
-FACTORY_SIZE_MISSING = '{}() missing 1 required positional arguments: "size"'
-FACTORY_SIZE_TYPE = "{}(): argument 'size' (position 1) must be tuple of ints, not {}"
-FACTORY_SIZE_ELEMENT = (
-    "{}(): argument 'size' (position 1) must be tuple of ints, but found element of type {} "
-    "at pos {}"
-)
-FACTORY_SIZE_UNPACK = (
-    "{}(): argument 'size' failed to unpack the object at pos {} with error "
-    '"type must be tuple of ints,but got {}"'
-)
-_FACTORY_OPTIONS = (
-    "Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device "
-    "device = None, bool pin_memory = False, bool requires_grad = False)"
-)
-RANDOM_SIZE_MISSING = (
-    "{0}() received an invalid combination of arguments - got (), but expected one of:\n"
-    " * (tuple of ints size, *, torch.Generator generator, " + _FACTORY_OPTIONS + "\n"
-    " * (tuple of ints size, *, " + _FACTORY_OPTIONS + "\n"
-)
-LINSPACE_INVALID = (
-    "linspace() received an invalid combination of arguments - got ({}), but expected one of:\n"
-    + "".join(
-        f" * ({a} start, {b} end, int steps, *, " + _FACTORY_OPTIONS + "\n"
-        for a, b in (
-            ("Tensor", "Tensor"),
-            ("Number", "Tensor"),
-            ("Tensor", "Number"),
-            ("Number", "Number"),
-        )
-    )
-)
 FACTORY_FLAG_NOT_BOOL = "{}(): argument 'requires_grad' must be bool, not {}"
 ZEROS_NEGATIVE = "zeros: Dimension size must be non-negative."
 NEGATIVE_DIMENSION = "Trying to create tensor with negative dimension {}: {}"
-EYE_ARG_TYPE = "eye(): argument '{}' (position 1) must be int, not {}"
 EYE_NEGATIVE = "{} must be greater or equal to 0, got {}"
 LINSPACE_NEGATIVE_STEPS = "number of steps must be non-negative"
 
@@ -374,9 +342,7 @@ def promotion_unsigned(a, b):
 
 
 READ_ONLY_ATTRIBUTE = "attribute '{}' of '" + LIB + "._C.TensorBase' objects is not writable"
-FULL_FILL_NOT_NUMBER = "full(): argument 'fill_value' (position 2) must be Number, not {}"
 LEGACY_NOT_SEQUENCE = "new(): data must be a sequence (got {})"
-LIKE_NOT_TENSOR = "{}(): argument 'input' (position 1) must be Tensor, not {}"
 
 
 def legacy_options_mismatch(expected, got, device):
@@ -611,6 +577,7 @@ UNKNOWN_DEVICE_TYPE = (  # every device type PyTorch knows, though minigrad has 
     "string: {}"
 )
 NEGATIVE_DEVICE_INDEX = "Device index must not be negative"
+TYPE_ARGUMENT = "dtype must be a type, str, or dtype object"
 DELETE_DATA = "Deleting tensor data is not allowed. Delete tensor instead!"
 NOT_A_MODULE = "{} is not a Module subclass"
 RANDINT_FROM_TO = "random_ expects 'from' to be less than 'to', but got from={} >= to={}"
@@ -621,10 +588,3 @@ def batch2_size(batch, k, rows):
         f"Expected size for first two dimensions of batch2 tensor to be: [{batch}, {k}] but "
         f"got: [{batch}, {rows}]."
     )
-
-
-FACTORY_SIZE_TWICE = "{}() received an invalid combination of arguments: size given twice"
-RANDINT_SIGNATURE = (
-    "randint() received an invalid combination of arguments - expected (int high, tuple of "
-    "ints size) or (int low, int high, tuple of ints size)"
-)

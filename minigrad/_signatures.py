@@ -159,7 +159,80 @@ FUNCTIONS = {
         "(Tensor input, int dim, Tensor start, int length)",
         "(Tensor input, int dim, int start, int length)",
     ),
+    "where": (
+        "(Tensor condition)",
+        f"(Tensor condition, Tensor input, Tensor other, {_OUT})",
+        "(Tensor condition, Number self, Tensor other)",
+        "(Tensor condition, Tensor input, Number other)",
+        "(Tensor condition, Number self, Number other)",
+    ),
+    "pow": (
+        f"(Tensor input, Tensor exponent, {_OUT})",
+        f"(Number self, Tensor exponent, {_OUT})",
+        f"(Tensor input, Number exponent, {_OUT})",
+    ),
+    "stack": (f"(tuple of Tensors tensors, int dim = 0, {_OUT})",),
+    "cat": (f"(tuple of Tensors tensors, int dim = 0, {_OUT})",),
 }
+# The factories (wrapped by `factory`): their options as PyTorch prints them, None taken for
+# requires_grad and pin_memory. tensor() is parsed apart, with options of its own.
+_OPTIONS = (
+    f"{DTYPE} dtype = None, {LIB}.layout layout = None, {DEVICE} device = None, "
+    "bool? pin_memory = False, bool? requires_grad = False"
+)
+_GENERATOR = f"{LIB}.Generator? generator"
+_LIKE = f"{_FORMAT}, {_OPTIONS}"
+FUNCTIONS.update(
+    {
+        **{
+            name: (f"(tuple of ints size, *, Tensor out = None, {_OPTIONS})",)
+            for name in ("zeros", "ones")
+        },
+        "empty": (f"(tuple of ints size, *, {_FORMAT}, Tensor out = None, {_OPTIONS})",),
+        "full": (f"(tuple of ints size, Number fill_value, *, Tensor out = None, {_OPTIONS})",),
+        **{
+            name: (
+                f"(tuple of ints size, *, {_GENERATOR}, Tensor out = None, {_OPTIONS})",
+                f"(tuple of ints size, *, Tensor out = None, {_OPTIONS})",
+            )
+            for name in ("rand", "randn")
+        },
+        "randint": (
+            f"(int high, tuple of ints size, *, {_GENERATOR}, Tensor out = None, {_OPTIONS})",
+            f"(int high, tuple of ints size, *, Tensor out = None, {_OPTIONS})",
+            f"(int low, int high, tuple of ints size, *, {_GENERATOR}, Tensor out = None, "
+            f"{_OPTIONS})",
+            f"(int low, int high, tuple of ints size, *, Tensor out = None, {_OPTIONS})",
+        ),
+        "arange": (
+            f"(Number end, *, Tensor out = None, {_OPTIONS})",
+            f"(Number start, Number end, *, {_OPTIONS})",
+            f"(Number start, Number end, Number step = 1, *, Tensor out = None, {_OPTIONS})",
+        ),
+        "eye": (
+            f"(int n, *, Tensor out = None, {_OPTIONS})",
+            f"(int n, int m, *, Tensor out = None, {_OPTIONS})",
+        ),
+        "linspace": tuple(
+            f"({a} start, {b} end, int steps, *, Tensor out = None, {_OPTIONS})"
+            for a, b in (
+                ("Tensor", "Tensor"),
+                ("Number", "Tensor"),
+                ("Tensor", "Number"),
+                ("Number", "Number"),
+            )
+        ),  # fmt: skip
+        "tensor": (
+            f"(object data, *, {DTYPE} dtype = None, {DEVICE} device = None, "
+            "bool requires_grad = False, bool pin_memory = False)",
+        ),
+        **{name: (f"(Tensor input, *, {_LIKE})",) for name in ("zeros_like", "ones_like")},
+        **{
+            name: (f"(Tensor input, *, {_GENERATOR}, {_LIKE})", f"(Tensor input, *, {_LIKE})")
+            for name in ("rand_like", "randn_like")
+        },
+    }
+)
 # PyTorch reads a number where these take a Tensor (`t.add(2)`), and NumPy's names of dim
 # and keepdim as aliases.
 _NUMBERS_AS_TENSORS = {"add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_"}
@@ -204,17 +277,27 @@ def _signatures(name, function=False):
     return tuple(_Signature(name, text) for text in table[name])
 
 
-def _is_int(obj):
+@functools.cache
+def _classes():
+    """(Tensor, dtype, device, Generator), imported once at the first call (they import this
+    module)."""
+    from ._device import device
+    from ._dtypes import dtype
+    from .random import Generator
     from .tensor import Tensor
 
+    return Tensor, dtype, device, Generator
+
+
+def _is_int(obj):
+    Tensor = _classes()[0]
     if isinstance(obj, Tensor):  # a 0-d integer tensor stands for its number
         return obj.ndim == 0 and not obj.dtype.is_floating_point and obj.dtype.name != "bool"
     return isinstance(obj, (int, np.integer)) and not isinstance(obj, (bool, np.bool_))
 
 
 def _is_number(obj):
-    from .tensor import Tensor
-
+    Tensor = _classes()[0]
     if isinstance(obj, Tensor):  # a 0-d tensor outside the graph stands for its number
         return obj.ndim == 0 and not obj.requires_grad
     return isinstance(obj, (int, float, np.number, np.bool_))
@@ -228,10 +311,7 @@ def _int_list(obj, allow_int):
 
 
 def _check(param, obj, name):
-    from ._device import device
-    from ._dtypes import dtype
-    from .tensor import Tensor
-
+    Tensor, dtype, device, Generator = _classes()
     kind = param.type
     if kind == "Tensor":
         return isinstance(obj, Tensor) or (name in _NUMBERS_AS_TENSORS and _is_number(obj))
@@ -251,7 +331,23 @@ def _check(param, obj, name):
         return isinstance(obj, dtype) or obj is float or obj is int or obj is bool
     if kind == DEVICE:
         return isinstance(obj, (device, str)) or _is_int(obj)
+    if kind == "tuple of Tensors":  # the elements are checked when the operation reads them
+        return isinstance(obj, (tuple, list))
+    if kind == f"{LIB}.Generator":
+        return isinstance(obj, Generator)
     return kind == "object"
+
+
+def number_dtype(obj):
+    """x.to(5.0): PyTorch's to() reads a number given first, where its dtype overload takes
+    the dtype, as the dtype of the number itself (not for dtype=): bool for a bool, float64
+    for a float, a NumPy float or a NumPy bool. An int is a device index; a complex (complex128)
+    is outside the subset. The name of the dtype, or None."""
+    if isinstance(obj, bool):
+        return "bool"
+    if isinstance(obj, (float, np.floating, np.bool_)):
+        return "float64"
+    return None
 
 
 class _Refused(Exception):
@@ -283,7 +379,9 @@ def _parse(sig, args, kwargs):
             bound[param.name] = None
         elif not present:
             raise _Refused(_missing_args(sig, i))
-        elif _check(param, obj, name):
+        elif _check(param, obj, name) or (
+            name == "to" and not is_kwd and i == 0 and param.type == DTYPE and number_dtype(obj)
+        ):
             bound[param.name] = obj
         elif varargs and pos == 0 and not is_kwd:
             bound[param.name], pos = args, nargs  # view(2, 3) as view((2, 3))
@@ -293,6 +391,13 @@ def _parse(sig, args, kwargs):
             raise _Refused(f"{name}(): argument '{param.name}' must be {kind}, not {got}")
         else:
             kind, got = param.type, c_name(type(obj))
+            if kind == "tuple of ints" and isinstance(obj, (tuple, list)) and obj:
+                # only the first element was read: PyTorch names it
+                got = f"{c_name(type(obj[0]))} at pos 0"
+                raise _Refused(
+                    f"{name}(): argument '{param.name}' (position {pos + 1}) must be {kind}, "
+                    f"but found element of type {got}"
+                )
             raise _Refused(
                 f"{name}(): argument '{param.name}' (position {pos + 1}) must be {kind}, not {got}"
             )
@@ -474,6 +579,14 @@ _STRICT = {
 
 _ONE_OBJECT = {"to", "view_as", "expand_as", "type_as"}
 
+_FACTORIES = {
+    "zeros", "ones", "empty", "full", "rand", "randn", "randint", "arange", "eye", "linspace",
+    "tensor", "zeros_like", "ones_like", "rand_like", "randn_like",
+}  # fmt: skip
+_SIZED = {"zeros", "ones", "empty", "rand", "randn"}
+# Options PyTorch's factories take that minigrad does not model: dropped at their defaults.
+_UNMODELLED = frozenset(("out", "layout", "pin_memory", "generator", "memory_format"))
+
 
 @functools.cache
 def _one_object():
@@ -490,6 +603,25 @@ def _ints(args):
         args = args[0]
     for a in args:
         if a.__class__ is not int:
+            return False
+    return True
+
+
+def _plain_options(kwargs):
+    """Whether the keywords are only dtype, device and requires_grad, each of its own type."""
+    if not kwargs:
+        return True
+    _, dtype, device, _ = _classes()
+    for key, value in kwargs.items():
+        if key == "dtype":
+            ok = value is None or isinstance(value, dtype)
+        elif key == "device":
+            ok = value is None or isinstance(value, (str, device))
+        elif key == "requires_grad":
+            ok = value.__class__ is bool
+        else:
+            ok = False
+        if not ok:
             return False
     return True
 
@@ -516,7 +648,24 @@ def parsed(name, fn, function=False):
     def refused(args, kwargs):
         return error(name, args, kwargs, function)
 
-    if function:
+    if function and name in _FACTORIES:
+        sized = name in _SIZED
+
+        def checked(*args, **kwargs):
+            # The factories' Python signatures are looser than PyTorch's (randint(1.5, (2,)),
+            # zeros(size=...)): a call is read against the table first, unless it is the
+            # common one (sizes as ints, tensor(data), options of their own types).
+            common = len(args) == 1 if name == "tensor" else sized and args and _ints(args)
+            if not (common and _plain_options(kwargs)):
+                error_ = refused(args, kwargs)
+                if error_ is not None:
+                    raise error_
+            for key in _UNMODELLED.intersection(kwargs):
+                if kwargs[key] is None or kwargs[key] is False:
+                    del kwargs[key]
+            return fn(*args, **kwargs)
+
+    elif function:
 
         def checked(*args, **kwargs):
             if strict and check_first(args[1:], kwargs):
@@ -524,12 +673,15 @@ def parsed(name, fn, function=False):
                 if error_ is not None:
                     raise error_
             try:
-                return fn(*args, **kwargs)
+                out = fn(*args, **kwargs)
             except (TypeError, ValueError, AttributeError):
                 error_ = refused(args, kwargs)
                 if error_ is None:
                     raise
-            raise error_ from None
+                raise error_ from None
+            if out is NotImplemented:  # pow('a', 2): an operand no overload reads
+                raise refused(args, kwargs) or TypeError(f"{name}(): unsupported operand")
+            return out
 
     else:
 

@@ -13,7 +13,7 @@ import types
 
 import numpy as np
 
-from . import _dtypes, return_types
+from . import _dtypes, _signatures, return_types
 from . import _messages as msg
 from . import functions as F
 from ._size import wrap_dim
@@ -987,9 +987,11 @@ def _parse_to(args, kwargs):
             copy = copy or (d.type == "cpu" and d.index is not None)
         elif isinstance(a, Tensor):
             dev, dtype = a._device, a._dtype
-        elif isinstance(a, builtins.int) and not isinstance(a, builtins.bool):
+        elif isinstance(a, (builtins.int, np.integer)) and not isinstance(a, builtins.bool):
             from ._device import cuda_is_available
 
+            if a < 0:
+                raise RuntimeError(msg.NEGATIVE_DEVICE_INDEX)
             if not cuda_is_available():  # an index means the accelerator's device
                 raise RuntimeError(msg.NO_ACCELERATOR)
             dev = canonical(device("cuda", a))
@@ -999,6 +1001,9 @@ def _parse_to(args, kwargs):
 
 
 def to(self, *args, **kwargs):
+    number = _signatures.number_dtype(args[0]) if args else None
+    if number is not None:  # x.to(5.0) is x.to(float64), as PyTorch's parser reads it
+        args = (_dtypes._BY_NAME[number],) + args[1:]
     dev, dtype, copy = _parse_to(args, kwargs)
     return _devices.to(self, dev, dtype, copy)
 
@@ -1025,13 +1030,24 @@ def _floor_op(ufunc, reflected=False):
         if not dtype.is_floating_point:
             if self._xp.any(self._xp.asarray(b) == 0):
                 raise RuntimeError(msg.INT_DIVISION_BY_ZERO)
-        out = Tensor._make(_arr(ufunc(a, b), dtype), device, dtype)
+        if ufunc is np.remainder and dtype.is_floating_point:
+            values = _float_remainder(self._xp, a, b)
+        else:
+            values = ufunc(a, b)
+        out = Tensor._make(_arr(values, dtype), device, dtype)
         if dtype.is_floating_point and _needs_grad(self, other):
             first, second = (other, self) if reflected else (self, other)
             out._grad_fn = _floor_node(ufunc, first, second)
         return out
 
     return op
+
+
+def _float_remainder(xp, a, b):
+    """PyTorch's float kernel: fmod, moved by b where the signs differ. A zero keeps
+    fmod's sign (0 % -2.5 is 0., -4. % 2. is -0.), where NumPy's remainder gives b's."""
+    mod = xp.fmod(a, b)
+    return xp.where((mod != 0) & ((b < 0) != (mod < 0)), mod + b, mod)
 
 
 def _floor_node(ufunc, a, b):

@@ -322,6 +322,8 @@ class Tensor:
         if dtype is None:
             where = "cuda." if self._device.type == "cuda" else ""
             return f"{msg.LIB}.{where}{self._dtype.tensor_type_name}"
+        if not isinstance(dtype, (str, type, _dtypes.dtype)):  # x.type(5.0) is no to(5.0)
+            raise TypeError(msg.TYPE_ARGUMENT)
         if isinstance(dtype, str):
             name = dtype.split(".")[-1]
             dtype = next(d for d in _dtypes.ALL if d.tensor_type_name == name)

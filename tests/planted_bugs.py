@@ -620,4 +620,13 @@ BUGS = {
         "Methods are plain Python functions: a call PyTorch's parser refuses gets Python's or"
         " NumPy's own error (or a NotImplemented result) instead of the parser's text.",
     ),
+    "python_function_argument_errors": Bug(
+        "N1",
+        "__init__.py",
+        "    globals()[_name] = _signatures.parsed(_name, globals()[_name], function=True)\n",
+        "    pass\n",
+        "The factories and torch.* functions are plain Python functions: randint(1.5, (2,))"
+        " runs, and a call PyTorch's parser refuses gets Python's own error (or a"
+        " NotImplemented result) instead of the parser's text.",
+    ),
 }

@@ -1,5 +1,6 @@
-"""The capstone (course/07_capstone.ipynb): minigrad and PyTorch trained from the same weights
-on the same data give the same loss curve, and the training actually learns."""
+"""The capstone (course/07_capstone.ipynb): minigrad and PyTorch, each drawing its initial weights
+after the same manual_seed, start from the same weights, give the same loss curve on the same
+data, and the training actually learns."""
 
 import importlib.util
 from pathlib import Path
@@ -39,9 +40,8 @@ def one_torch_thread():
 
 @pytest.fixture(scope="module")
 def runs(data):
-    """Loss curves of the notebook's run (default sizes, steps, learning rate) per engine."""
-    weights = capstone.init_weights()
-    return {T.__name__: capstone.train(T, *data, weights) for T in (torch, minigrad)}
+    """Loss curves of the notebook's run (default sizes, seed, steps, learning rate) per engine."""
+    return {T.__name__: capstone.train(T, *data) for T in (torch, minigrad)}
 
 
 def _max_relative_difference(a, b):
@@ -67,10 +67,23 @@ def test_the_loss_curves_coincide(runs):
     assert _max_relative_difference(minigrad_losses, torch_losses) < 1e-4
 
 
+def _initial_weights(T, seed=0):
+    """[(weight, bias), ...] of build_mlp's model on engine T, as NumPy arrays."""
+    params = [p.detach().numpy().copy() for p in capstone.build_mlp(T, seed=seed).parameters()]
+    return list(zip(params[::2], params[1::2], strict=True))
+
+
+def test_both_engines_draw_the_same_initial_weights():
+    for (tw, tb), (mw, mb) in zip(_initial_weights(torch), _initial_weights(minigrad)):
+        assert np.array_equal(tw, mw) and np.array_equal(tb, mb)
+    other = _initial_weights(torch, seed=1)
+    assert not np.array_equal(other[0][0], _initial_weights(torch)[0][0])
+
+
 @pytest.mark.parametrize("engine", ["torch", "minigrad"])
-def test_both_start_from_the_numpy_weights(runs, data, engine):
-    """The first loss is the one the NumPy weights give, not the engine's own random init."""
-    expected = _numpy_loss(capstone.init_weights(), *data)
+def test_both_start_from_the_seeded_weights(runs, data, engine):
+    """The first loss is the one the seeded weights give, computed apart in NumPy."""
+    expected = _numpy_loss(_initial_weights(torch), *data)
     assert runs[engine][0][0] == pytest.approx(expected, rel=1e-5)
 
 
@@ -85,5 +98,5 @@ def test_training_learns(runs, data, engine):
 
 def test_the_bound_separates_different_runs(data, runs):
     """The 1e-4 bound is not vacuous: a run from other initial weights breaks it."""
-    other, _ = capstone.train(torch, *data, capstone.init_weights(seed=1))
+    other, _ = capstone.train(torch, *data, seed=1)
     assert _max_relative_difference(other, runs["torch"][0]) > 1e-2

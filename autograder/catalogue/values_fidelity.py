@@ -696,6 +696,17 @@ def floor_divide_and_remainder(T, record, rng):
     record.call("x // k", lambda: x // k)
     record.call("x % k", lambda: x % k)
     record.call("x // 0", lambda: x // 0)
+    # A float remainder is fmod moved by the divisor where the signs differ: a zero keeps
+    # fmod's sign (0. % -2.5 is 0., not -0.), and a number too large for float32 is -inf.
+    b = T.tensor([bool(v) for v in rng.integers(0, 2, size=n)] + [True, False], device=dev)
+    for v in (-1e40, 1e40, -(10.0 ** int(rng.integers(20, 30))), -f, float("-inf")):
+        record.call(f"bool % {v!r}", lambda v=v: b % v)
+        record.call(f"int % {v!r}", lambda v=v: a % v)
+        record.call(f"{v!r} % x", lambda v=v: v % x)
+    record.call("x.half() % -1e20", lambda: x.half() % -1e20)
+    record.call("x % -f", lambda: x % -f)
+    y = x.clone()
+    record.call("y %= -f", lambda: y.__imod__(-f))
 
 
 @scenario(
@@ -762,6 +773,20 @@ def device_strings_and_dtype_arguments(T, record, rng):
     record.call("device('cpu:1')", lambda: T.device("cpu:1"))
     record.call("device('cpu', -1)", lambda: T.device("cpu", -1))
     record.call("x.to('gpu')", lambda: x.to("gpu"))
+    # to() reads a number given first as the dtype of the number (not as dtype=), an int
+    # (a NumPy one too) as a device index; type() takes no number at all.
+    f = scalar(rng)
+    for label, arg in ((f"{f}", f), ("True", True), ("np.float32(f)", np.float32(f)),
+                       ("np.bool_(True)", np.bool_(True))):  # fmt: skip
+        record.call(f"x.to({label})", lambda arg=arg: x.to(arg))
+        record.call(f"x.to({label}, True, True)", lambda arg=arg: x.to(arg, True, True))
+        record.call(f"x.to(dtype={label})", lambda arg=arg: x.to(dtype=arg))
+        record.call(f"x.to('cpu', {label})", lambda arg=arg: x.to("cpu", arg))
+    record.call("x.to(f, T.float32)", lambda: x.to(f, T.float32))
+    record.call("x.to(f, non_blocking=1)", lambda: x.to(f, non_blocking=1))
+    record.call("x.to(-1)", lambda: x.to(-1))
+    record.call("x.to(np.int64(0))", lambda: x.to(np.int64(0)))
+    record.call("x.type(f)", lambda: x.type(f))
     for label, kind in (("float", float), ("int", int), ("bool", bool)):
         record.call(f"zeros(2, dtype={label})", lambda kind=kind: T.zeros(2, dtype=kind))
         record.call(f"tensor(x.tolist(), dtype={label})",
@@ -919,6 +944,89 @@ def argument_parser_texts(T, record, rng):
         "argmax(x, 'a')": lambda: T.argmax(x, "a"),
         "mm(x)": lambda: T.mm(x),
         "chunk(x, f)": lambda: T.chunk(x, f),
+    }
+    for label, call in calls.items():
+        record.call(label, call)
+
+
+@scenario(id="values.factory_argument_parser_texts", rules=["N1"], topic="values",
+          lecture="course/01_tensors_memory.ipynb#creating-tensors", devices=("cpu",))  # fmt: skip
+def factory_argument_parser_texts(T, record, rng):
+    # The factories and stack/cat/where/pow are bound by PyTorch's parser too: a wrong type,
+    # a missing or unknown argument, or no overload that fits is refused in its words (one
+    # plausible signature explains itself, several are listed), and the calls its
+    # signatures take (size=, randint(high, size=), arange(end=)) work.
+    n = int(rng.integers(2, 4))
+    f = scalar(rng, 1.5, 3.0)
+    x = T.tensor(floats(rng, (n,)))
+    calls = {
+        "zeros(n, f)": lambda: T.zeros(n, f),
+        "zeros((n,), dtype='float32')": lambda: T.zeros((n,), dtype="float32"),
+        "zeros(n, size=n)": lambda: T.zeros(n, size=n),
+        "zeros(n, zz=1)": lambda: T.zeros(n, zz=1),
+        "zeros(n, requires_grad=1)": lambda: T.zeros(n, requires_grad=1),
+        "zeros(n, requires_grad=None)": lambda: T.zeros(n, requires_grad=None),
+        "zeros(n, out=None, layout=None, pin_memory=False)": lambda: T.zeros(
+            n, out=None, layout=None, pin_memory=False
+        ),
+        "ones(size=f)": lambda: T.ones(size=f),
+        "ones(size=(n,))": lambda: T.ones(size=(n,)),
+        "ones(n, device=f)": lambda: T.ones(n, device=f),
+        "empty(n, dtype=n)": lambda: T.empty(n, dtype=n).shape,
+        "rand(n, dtype='a')": lambda: T.rand(n, dtype="a"),
+        "randn(n, generator=1)": lambda: T.randn(n, generator=1),
+        "full((n,))": lambda: T.full((n,)),
+        "full((n,), 'a')": lambda: T.full((n,), "a"),
+        "full((n,), x)": lambda: T.full((n,), x),
+        "full(size=(n,), fill_value=f)": lambda: T.full(size=(n,), fill_value=f),
+        "randint(n)": lambda: T.randint(n),
+        "randint(n, f)": lambda: T.randint(n, f),
+        "randint(f, (n,))": lambda: T.randint(f, (n,)),
+        "randint(0, n, (n,), 3)": lambda: T.randint(0, n, (n,), 3),
+        "randint(n, (n,), zz=1)": lambda: T.randint(n, (n,), zz=1),
+        "randint(high=n, size=(n,)).shape": lambda: T.randint(high=n, size=(n,)).shape,
+        "arange()": lambda: T.arange(),
+        "arange('a')": lambda: T.arange("a"),
+        "arange(1, 2, 3, 4)": lambda: T.arange(1, 2, 3, 4),
+        "arange(n, dtype='int')": lambda: T.arange(n, dtype="int"),
+        "arange(end=n)": lambda: T.arange(end=n),
+        "arange(start=1, end=n)": lambda: T.arange(start=1, end=n),
+        "eye()": lambda: T.eye(),
+        "eye(n, f)": lambda: T.eye(n, f),
+        "eye(n, zz=1)": lambda: T.eye(n, zz=1),
+        "tensor()": lambda: T.tensor(),
+        "tensor([f], n)": lambda: T.tensor([f], n),
+        "tensor([f], zz=1)": lambda: T.tensor([f], zz=1),
+        "tensor([f], requires_grad=None)": lambda: T.tensor([f], requires_grad=None),
+        "zeros_like()": lambda: T.zeros_like(),
+        "zeros_like([f])": lambda: T.zeros_like([f]),
+        "ones_like(x, zz=1)": lambda: T.ones_like(x, zz=1),
+        "ones_like(x, dtype='a')": lambda: T.ones_like(x, dtype="a"),
+        "rand_like(n)": lambda: T.rand_like(n),
+        "randn_like(x, dtype=n)": lambda: T.randn_like(x, dtype=n),
+        "linspace()": lambda: T.linspace(),
+        "linspace(0, f, n, zz=1)": lambda: T.linspace(0, f, n, zz=1),
+        "linspace('a', f, n)": lambda: T.linspace("a", f, n),
+        "where()": lambda: T.where(),
+        "where(n)": lambda: T.where(n),
+        "where(x > 0, n)": lambda: T.where(x > 0, n),
+        "where(x > 0, 'a', n)": lambda: T.where(x > 0, "a", n),
+        "where([True], n, f)": lambda: T.where([True], n, f),
+        "pow()": lambda: T.pow(),
+        "pow(x)": lambda: T.pow(x),
+        "pow('a', n)": lambda: T.pow("a", n),
+        "pow(x, 'a')": lambda: T.pow(x, "a"),
+        "pow(n, n)": lambda: T.pow(n, n),
+        "stack(x)": lambda: T.stack(x),
+        "stack()": lambda: T.stack(),
+        "stack([x], f)": lambda: T.stack([x], f),
+        "stack(n)": lambda: T.stack(n),
+        "stack([x], dim=None)": lambda: T.stack([x], dim=None),
+        "stack([x], zz=1)": lambda: T.stack([x], zz=1),
+        "cat(x)": lambda: T.cat(x),
+        "cat([x], 'a')": lambda: T.cat([x], "a"),
+        "cat(n)": lambda: T.cat(n),
+        "cat(tensors=[x], dim=0)": lambda: T.cat(tensors=[x], dim=0),
     }
     for label, call in calls.items():
         record.call(label, call)
