@@ -415,11 +415,9 @@ def test_time_and_memory_limits_stop_one_submission_not_the_class(tmp_path):
 
 # --- nbgrader's exchange ----------------------------------------------------------------------
 @pytest.mark.xdist_group("pipeline_exchange")
-def test_release_and_collect_through_the_exchange(tmp_path):
-    import getpass
-
-    from nbgrader.auth import Authenticator
-    from nbgrader.exchange.default import ExchangeFetchAssignment, ExchangeSubmit
+def released_toy_and_student(tmp_path):
+    """A course with the toy assignment released through its exchange (tmp_path/
+    course-exchange), and a student's home with their nbgrader config for it."""
     from traitlets.config import Config
 
     course = tmp_path / "course"
@@ -432,24 +430,40 @@ def test_release_and_collect_through_the_exchange(tmp_path):
     config.CourseDirectory.root = str(home)
     config.CourseDirectory.assignment_id = "toy"
     config.Exchange.root = str(tmp_path / "course-exchange")
+    config.Exchange.cache = str(home / "cache")  # the student's own nbgrader cache
+    return course, home, config
+
+
+def student_step(step, config, home):
+    """One of nbgrader's student exchange steps (fetch, submit, fetch_feedback), run as the
+    student runs it: from their home."""
+    from nbgrader.auth import Authenticator
+    from nbgrader.coursedir import CourseDirectory
+
     cwd = os.getcwd()
     os.chdir(home)  # nbgrader's student commands work in the current directory
     try:
-        for step in (ExchangeFetchAssignment, ExchangeSubmit):
-            auth = Authenticator(config=config)
-            step(coursedir=_coursedir(config), authenticator=auth, config=config).start()
+        step(
+            coursedir=CourseDirectory(config=config),
+            authenticator=Authenticator(config=config),
+            config=config,
+        ).start()
     finally:
         os.chdir(cwd)
+
+
+def test_release_and_collect_through_the_exchange(tmp_path):
+    import getpass
+
+    from nbgrader.exchange.default import ExchangeFetchAssignment, ExchangeSubmit
+
+    course, home, config = released_toy_and_student(tmp_path)
+    for step in (ExchangeFetchAssignment, ExchangeSubmit):
+        student_step(step, config, home)
     run("collect", "-C", course)
     me = getpass.getuser()
     assert (course / "submitted" / me / "toy" / "toy.ipynb").is_file()
     assert (course / "submitted" / me / "toy" / "timestamp.txt").is_file()
-
-
-def _coursedir(config):
-    from nbgrader.coursedir import CourseDirectory
-
-    return CourseDirectory(config=config)
 
 
 # --- a small class on a real assignment: LMS download to report --------------------------------

@@ -5,32 +5,11 @@ what to do, instead of released. No hub, no account: tests/test_hub.py does the 
 
 from __future__ import annotations
 
-import os
-
 import nbformat
 import pytest
-from test_pipeline import answered, hand_in, run, toy_solutions
-from traitlets.config import Config
-
-from coursekit.classroom.course import Course
+from test_pipeline import answered, hand_in, released_toy_and_student, run, student_step
 
 pytestmark = pytest.mark.xdist_group("release_feedback")
-
-
-def _student_step(step, config, home):
-    from nbgrader.auth import Authenticator
-    from nbgrader.coursedir import CourseDirectory
-
-    cwd = os.getcwd()
-    os.chdir(home)  # nbgrader's student commands work in the current directory
-    try:
-        step(
-            coursedir=CourseDirectory(config=config),
-            authenticator=Authenticator(config=config),
-            config=config,
-        ).start()
-    finally:
-        os.chdir(cwd)
 
 
 def test_exchange_feedback_reaches_its_student_and_an_lms_one_is_listed(tmp_path, capsys):
@@ -42,20 +21,10 @@ def test_exchange_feedback_reaches_its_student_and_an_lms_one_is_listed(tmp_path
         ExchangeSubmit,
     )
 
-    course = tmp_path / "course"
-    run("init", course, "--solutions", toy_solutions(tmp_path / "solutions"), "--cpu-only")
-    run("release", "-C", course)
-    home = tmp_path / "student"
-    home.mkdir()
-    config = Config()
-    config.CourseDirectory.course_id = Course.at(course).course_id
-    config.CourseDirectory.root = str(home)
-    config.CourseDirectory.assignment_id = "toy"
-    config.Exchange.root = str(tmp_path / "course-exchange")
-    config.Exchange.cache = str(home / "cache")  # the student's own nbgrader cache
-    _student_step(ExchangeFetchAssignment, config, home)
+    course, home, config = released_toy_and_student(tmp_path)
+    student_step(ExchangeFetchAssignment, config, home)
     nbformat.write(answered(course, add="a - b"), home / "toy" / "toy.ipynb")  # 1 of 3 points
-    _student_step(ExchangeSubmit, config, home)
+    student_step(ExchangeSubmit, config, home)
     hand_in(course, "lms_student", answered(course))  # as `collect --from` leaves it
     run("collect", "-C", course)
     for step in ("grade", "feedback"):
@@ -66,7 +35,7 @@ def test_exchange_feedback_reaches_its_student_and_an_lms_one_is_listed(tmp_path
     assert "released 1 feedback pages" in said, said
     assert "lms_student/toy: not handed in through the exchange" in said, said
 
-    _student_step(ExchangeFetchFeedback, config, home)
+    student_step(ExchangeFetchFeedback, config, home)
     pages = list((home / "toy" / "feedback").rglob("toy.html"))
     assert len(pages) == 1, pages
     text = pages[0].read_text()
