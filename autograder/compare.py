@@ -246,7 +246,8 @@ def _text(x, limit: int = 300) -> str:
 
 
 def _raised_text(raised: dict) -> str:
-    text = f"raised {raised['type']}: {raised['message']}"
+    message = raised["message"]
+    text = f"raised {raised['type']}: {message}" if message else f"raised {raised['type']}"
     hint = _MISSING_ATTRIBUTE.search(raised["message"])
     if raised["type"] == "AttributeError" and hint and hint.group(1) != "NoneType":
         text += f" (not implemented: {hint.group(1)}.{hint.group(2)})"

@@ -8,6 +8,9 @@ from dataclasses import dataclass, field
 from autograder.rules import statement
 
 NOT_RUN_NO_GPU = "not run: no GPU on the grader"
+# Differences listed per failing scenario: the first ones are what a student acts on; the
+# rest mostly repeat them further down the same run (and would fill a feedback page).
+SHOWN_DIFFERENCES = 3
 
 
 @dataclass
@@ -33,11 +36,14 @@ class ScenarioResult:
         ]
         if self.note:
             lines.append(f"  {self.note}")
-        for diff in self.differences:
+        for diff in self.differences[:SHOWN_DIFFERENCES]:
             head = f"{diff['label']}: {diff['field']}" if diff["label"] else diff["field"]
             lines.append(f"  - {head}")
             lines.append(f"      PyTorch:     {diff['reference']}")
             lines.append(f"      your engine: {diff['engine']}")
+        hidden = len(self.differences) - SHOWN_DIFFERENCES
+        if hidden > 0:
+            lines.append(f"  ... and {hidden} more differences, often following from the first")
         for rule in self.rules:
             lines.append(f"  rule {rule}: {statement(rule)}")
         lines.append(f"  reread: {lecture_section(self.lecture)} ({self.lecture})")
@@ -157,12 +163,15 @@ class Report:
             if failure.note:
                 parts.append(f"<p>{esc(failure.note)}</p>")
             parts.append("<ul>")
-            for diff in failure.differences:
+            for diff in failure.differences[:SHOWN_DIFFERENCES]:
                 head = f"{diff['label']}: {diff['field']}" if diff["label"] else diff["field"]
                 parts.append(
                     f"<li><code>{esc(head)}</code><br>PyTorch: <code>{esc(diff['reference'])}"
                     f"</code><br>your engine: <code>{esc(diff['engine'])}</code></li>"
                 )
+            hidden = len(failure.differences) - SHOWN_DIFFERENCES
+            if hidden > 0:
+                parts.append(f"<li>... and {hidden} more, often following from the first</li>")
             parts.append("</ul>")
             for rule in failure.rules:
                 parts.append(f"<p>rule {rule}: {esc(statement(rule))}</p>")

@@ -357,6 +357,26 @@ def test_report_text_and_html_carry_the_feedback(render):
         assert piece in text, piece
 
 
+@pytest.mark.parametrize("render", [str, lambda r: r._repr_html_()])
+def test_a_failure_shows_its_first_three_differences_and_counts_the_rest(render):
+    diffs = [
+        {"label": f"step {n}", "field": "value", "reference": f"ref{n}", "engine": f"eng{n}"}
+        for n in range(1, 6)
+    ]
+    failed = ScenarioResult("leaf.a", ("L3",), "leaf", "course/02.ipynb#why", 1, "failed", diffs)
+    text = render(Report("mine", "cpu", 77, "2.13.0", [failed]))
+    assert all(f"ref{n}" in text and f"eng{n}" in text for n in (1, 2, 3))
+    assert "ref4" not in text and "eng5" not in text
+    assert "and 2 more" in text
+
+
+def test_an_exception_without_a_message_reads_as_its_type_alone():
+    reference = _reference()
+    engine = _changed((1, "raised"), {"type": "NotImplementedError", "message": ""})
+    (diff,) = compare(reference, engine)["s"]
+    assert diff["engine"] == "raised NotImplementedError"
+
+
 def test_check_records_a_fresh_seed_and_reuses_a_given_one():
     one = check(torch, topics=["basics"])
     two = check(torch, topics=["basics"])
