@@ -357,25 +357,31 @@ def _collect(course, args) -> int:
 
 
 def _grade(course, args) -> int:
-    from coursekit.classroom.grade import grade_class
+    from coursekit.classroom.grade import grade_class, hand_back, sealing_notice
     from coursekit.classroom.supervisor import Limits
     from coursekit.classroom.table import grade_summary
     from coursekit.classroom.time_limits import SealedTimes
 
     sealed = SealedTimes(args.sealed_cell_timeout, args.scenario_timeout, args.sealed_run_timeout)
     started = time.time()
-    results = grade_class(
-        course,
-        args.jobs,
-        args.force,
-        args.student,
-        args.cell_timeout,
-        Limits(args.timeout, args.memory),
-        sealed=sealed,
-    )
+    try:
+        results = grade_class(
+            course,
+            args.jobs,
+            args.force,
+            args.student,
+            args.cell_timeout,
+            Limits(args.timeout, args.memory),
+            sealed=sealed,
+        )
+    finally:
+        hand_back(course)  # root grading an instructor's course (sudo, on a hub)
     if args.verbose:
         _show_logs(course.work / "logs", started)
     print(grade_summary(results))
+    notice = sealing_notice(course) if results else ""
+    if notice:
+        print(notice)
     return 0
 
 

@@ -143,3 +143,52 @@ def test_a_short_shared_password_is_refused(tmp_path, monkeypatch):
     monkeypatch.setenv(hub.ADMIN_PASSWORD_VARIABLE, "a" * 32)
     with pytest.raises(SystemExit, match="8 characters at least"):
         hub._auth_settings("shared-password", tmp_path)
+
+
+def test_root_hands_back_what_it_wrote_in_an_instructors_course_never_through_a_link(tmp_path):
+    import os
+
+    from coursekit.classroom.grade import hand_back
+
+    if os.geteuid() != 0:
+        pytest.skip("handing files to another account needs root")
+    course = tmp_path / "course"
+    (course / "autograded" / "ada").mkdir(parents=True)
+    (course / "autograded" / "ada" / "a.ipynb").write_text("{}")
+    outside = tmp_path / "outside.txt"  # root's, outside the course: must stay root's
+    outside.write_text("root's")
+    (course / "link").symlink_to(outside)
+    (course / "dirlink").symlink_to(tmp_path)
+    os.chown(course, 65534, 65534)  # the instructor's course (here: nobody's)
+    changed = hand_back(SimpleNamespace(root=course))
+    assert changed == 5  # autograded, ada, a.ipynb and both links themselves
+    for path in (course / "autograded", course / "autograded" / "ada" / "a.ipynb"):
+        assert path.stat().st_uid == 65534
+    assert (course / "link").lstat().st_uid == 65534 == (course / "dirlink").lstat().st_uid
+    assert outside.stat().st_uid == 0 and tmp_path.stat().st_uid == 0  # links not followed
+    assert hand_back(SimpleNamespace(root=course)) == 0
+
+
+@pytest.mark.parametrize("euid", [0, 1000])
+def test_grade_says_plainly_which_sealing_layer_is_missing_and_how_to_get_it(euid, monkeypatch):
+    import os
+    import pwd
+
+    from coursekit.classroom import grade, grade_one
+    from coursekit.sealed import sandbox
+
+    monkeypatch.setattr(os, "geteuid", lambda: euid)
+    monkeypatch.setattr(pwd, "getpwuid", lambda uid: SimpleNamespace(pw_name="teacher"))
+    monkeypatch.setattr(grade_one, "_is_sealed", lambda course: True)
+    course = SimpleNamespace(root=Path("/srv/courses/autograd"))
+    monkeypatch.setattr(sandbox, "layers", lambda: {"process": "active", "namespace": "active",
+                                                    "uid": "MISSING: not root"})  # fmt: skip
+    notice = grade.sealing_notice(course)
+    if euid:
+        assert "student code ran as your own account (teacher)" in notice
+        assert "sudo minigrad-course grade -C /srv/courses/autograd" in notice
+        assert "namespace" not in notice
+    else:
+        assert notice.endswith("  uid: MISSING: not root")
+    monkeypatch.setattr(sandbox, "layers", lambda: {"uid": "active", "namespace": "active"})
+    assert grade.sealing_notice(course) == ""

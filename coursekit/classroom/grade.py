@@ -16,7 +16,7 @@ import re
 import secrets
 import shutil
 import sys
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 
 from coursekit.classroom import forced
 from coursekit.classroom.deadlines import apply_penalties, submission_time
@@ -166,3 +166,45 @@ def _job_name(n: int, student: str, assignment: str) -> str:
 
 def _fresh_seed() -> int:
     return secrets.randbelow(2**31)
+
+
+def sealing_notice(course) -> str:
+    """For the instructor, once per `grade`: the sandbox layers this machine does not give a
+    sealed course's grading, and how to get them; empty when none is missing."""
+    from coursekit.classroom.grade_one import _is_sealed
+    from coursekit.sealed import sandbox
+
+    missing = {name: state for name, state in sandbox.layers().items() if state != "active"}
+    if not missing or not _is_sealed(course):
+        return ""
+    lines = ["NOTE: sealed grading is DEGRADED on this machine (every result says so):"]
+    if "uid" in missing and os.geteuid() != 0:
+        import pwd
+
+        me, root = pwd.getpwuid(os.geteuid()).pw_name, printable(str(course.root))
+        lines.append(
+            f"  student code ran as your own account ({printable(me)}), not as a sandbox user "
+            "of its own: it shares your process limit, so a fork bomb in one submission can "
+            "stall the other runs and your own work. Only root can switch to a sandbox user: "
+            f"for every layer, grade as root (sudo minigrad-course grade -C {root})."
+        )
+        del missing["uid"]
+    lines += [f"  {name}: {state}" for name, state in missing.items()]
+    return "\n".join(lines)
+
+
+def hand_back(course) -> int:
+    """As root, in a course directory that belongs to another account (the instructor's on a
+    hub): what this run created there goes to that account, so that it can go on without root.
+    Never follows a link (os.fwalk, dir_fd). Returns how many entries changed hands."""
+    owner = course.root.stat()
+    if os.geteuid() != 0 or owner.st_uid == 0:
+        return 0
+    changed = 0
+    for _, dirs, files, fd in os.fwalk(course.root, follow_symlinks=False):
+        for name in dirs + files:
+            with suppress(FileNotFoundError):  # gone meanwhile: nothing to hand back
+                if os.stat(name, dir_fd=fd, follow_symlinks=False).st_uid == 0:
+                    os.chown(name, owner.st_uid, owner.st_gid, dir_fd=fd, follow_symlinks=False)
+                    changed += 1
+    return changed
