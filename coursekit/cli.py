@@ -7,7 +7,7 @@ minigrad-course collect -C COURSE ASSIGNMENT --from download.zip --roster roster
 minigrad-course deadline -C COURSE ASSIGNMENT "2026-12-01 23:59" [--timezone ZONE]
 minigrad-course extend -C COURSE STUDENT ASSIGNMENT --days N | --hours N
 minigrad-course late-policy -C COURSE [--per-day PCT] [--cap PCT] [--zero-after DAYS]
-minigrad-course grade -C COURSE [-j N] [--force] [--student ID]
+minigrad-course grade -C COURSE [-j N] [--force] [--student ID] [--scheduler tcp://HOST:8786]
 minigrad-course feedback|export|report -C COURSE
 minigrad-course demo [DIR]                             # a sample class, end to end
 minigrad-course edition DIR                            # the students' distribution
@@ -88,6 +88,11 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument("--cell-timeout", type=int, default=120, help="seconds per cell")
     grade.add_argument("--timeout", type=float, default=900, help="seconds per submission")
     grade.add_argument("--memory", type=int, default=3072, help="MB per submission")
+    grade.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="grade on the workers of this Dask scheduler (tcp://host:8786); -j is then theirs",
+    )
 
     feedback = commands.add_parser("feedback", parents=[common], help="HTML feedback")
     feedback.add_argument("--student")
@@ -301,6 +306,7 @@ def _grade(course, args) -> int:
         args.student,
         args.cell_timeout,
         Limits(args.timeout, args.memory),
+        scheduler=args.scheduler,
     )
     print(grade_summary(results))
     return 0

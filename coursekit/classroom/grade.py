@@ -40,14 +40,20 @@ def grade_class(
     limits: Limits | None = None,
     grader: str = GRADER,
     stream=None,
+    scheduler: str | None = None,
 ) -> list[dict]:
-    """Grade what needs grading; returns the results written, in completion order."""
+    """Grade what needs grading; returns the results written, in completion order.
+
+    scheduler: a Dask scheduler's address; each submission is then graded on its workers
+    (cluster.py), else here, `workers` at a time (supervisor.py)."""
     stream = stream or sys.stderr
     with _only_grader(course):
         plan = _plan(course, force, student, stream)
         if not plan:
             return []
-        written = _grade(course, plan, workers, cell_timeout, limits or Limits(), grader, stream)
+        limits = limits or Limits()
+        executor = _executor(course, workers, limits, grader, scheduler)
+        written = _grade(course, plan, executor, cell_timeout, stream)
         with course.gradebook() as gb:
             apply_penalties(gb.db, student)  # an appeal: that student's alone
     if any(r["seeds_seen"] and r["seeds_seen"] != [r["seed"]] for r in written):
@@ -94,7 +100,22 @@ def _plan(course, force: bool, student: str | None, stream) -> list[tuple]:
     return plan
 
 
-def _grade(course, plan, workers, cell_timeout, limits, grader, stream) -> list[dict]:
+def _executor(course, workers, limits, grader, scheduler):
+    """jobs -> (number graded at a time, iterator of (job, result or None, problem))."""
+    logs = course.work / "logs"
+    if scheduler:
+        from coursekit.classroom.cluster import run_jobs_on_dask
+
+        return lambda jobs: run_jobs_on_dask(course, jobs, scheduler, limits, grader, logs)
+
+    def local(jobs):
+        at_a_time = max(1, min(workers or os.cpu_count() or 1, len(jobs)))
+        return at_a_time, run_jobs(jobs, at_a_time, limits, grader, logs)
+
+    return local
+
+
+def _grade(course, plan, executor, cell_timeout, stream) -> list[dict]:
     template = build_template(course, course.work / "template.db")
     jobs_dir = course.work / "jobs"
     shutil.rmtree(jobs_dir, ignore_errors=True)  # a killed run's leftovers
@@ -114,11 +135,11 @@ def _grade(course, plan, workers, cell_timeout, limits, grader, stream) -> list[
         )
         for n, (who, a, seed, _, notes) in enumerate(plan)
     ]
-    workers = max(1, min(workers or os.cpu_count() or 1, len(jobs)))
+    workers, finished = executor(jobs)
     stream.write(f"grading {len(jobs)} submissions, {workers} at a time\n")
     progress, written = Progress(len(jobs), stream), []
     with course.gradebook() as gb:
-        for job, result, problem in run_jobs(jobs, workers, limits, grader, course.work / "logs"):
+        for job, result, problem in finished:
             if result is None:
                 result = blank_result(job, problem)
             result["submitted"] = times[(job.student, job.assignment)]
