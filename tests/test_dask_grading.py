@@ -32,7 +32,9 @@ from test_pipeline import (
     toy_solutions,
 )
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("dask")]
+# two groups, so that `pytest -n 2 --dist loadgroup` can run them side by side
+pytestmark = pytest.mark.slow
+SCORES, FAULTS = pytest.mark.xdist_group("dask_scores"), pytest.mark.xdist_group("dask_faults")
 
 DASK = Path(sys.executable).with_name("dask")
 TOY = {"test_add": 2.0, "test_mul": 1.0}
@@ -163,6 +165,7 @@ def leaf_class(tmp_path_factory):
     return course, local
 
 
+@SCORES
 def test_two_workers_grade_as_the_local_run_does(leaf_class, cluster, tmp_path):
     from coursekit.sealed.sandbox import layers
 
@@ -195,6 +198,7 @@ def test_two_workers_grade_as_the_local_run_does(leaf_class, cluster, tmp_path):
     )
 
 
+@SCORES
 def test_a_parcel_carries_bytes_and_no_instructor_path(leaf_class, tmp_path):
     import pickle
 
@@ -224,6 +228,7 @@ def test_a_parcel_carries_bytes_and_no_instructor_path(leaf_class, tmp_path):
 
 
 # --- faults -----------------------------------------------------------------------------------
+@FAULTS
 def test_a_worker_killed_mid_run_loses_no_submission(cluster, tmp_path):
     from distributed import Client
 
@@ -279,6 +284,7 @@ def grade(job):
 '''
 
 
+@FAULTS
 def test_a_submission_that_kills_its_workers_is_its_own_problem(cluster, tmp_path):
     from coursekit.classroom.course import Course
     from coursekit.classroom.grade import grade_class
@@ -306,6 +312,7 @@ def test_a_submission_that_kills_its_workers_is_its_own_problem(cluster, tmp_pat
     assert len(runs(sqlite_url(course))) == 2
 
 
+@FAULTS
 def test_a_cluster_without_workers_is_refused_with_what_to_do(cluster, tmp_path, monkeypatch):
     from coursekit.classroom import cluster as dask_backend
     from coursekit.classroom.course import Course
@@ -326,6 +333,7 @@ def test_a_cluster_without_workers_is_refused_with_what_to_do(cluster, tmp_path,
 
 
 # --- GPU routing -------------------------------------------------------------------------------
+@SCORES
 def test_cuda_cells_go_to_a_gpu_worker_or_say_there_is_none(cluster, tmp_path):
     course = tmp_path / "course"
     run("init", course, "--solutions", toy_solutions(tmp_path / "solutions"))  # CUDA cell kept
