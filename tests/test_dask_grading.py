@@ -358,3 +358,15 @@ def test_cuda_cells_go_to_a_gpu_worker_or_say_there_is_none(cluster, tmp_path):
     ]
     scores = gradebook_scores(sqlite_url(course))
     assert scores[("ada", "toy")] == {**TOY, "test_cuda_toy": 0}
+
+
+@SCORES
+def test_a_file_name_from_a_parcel_or_a_reply_stays_inside_its_folder(tmp_path):
+    from coursekit.classroom.cluster import _write_inside
+
+    inside = tmp_path / "inside"
+    assert _write_inside(inside, "a/b.ipynb", b"x").read_bytes() == b"x"
+    for name in ("../escaped", str(tmp_path / "absolute"), "a/../../escaped", ""):
+        with pytest.raises(ValueError, match="not inside the folder"):
+            _write_inside(inside, name, b"x")
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["a", "b.ipynb", "inside"]
