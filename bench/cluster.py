@@ -20,6 +20,7 @@ import io
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -33,6 +34,7 @@ from bench.timing import Timing
 
 TARGET_CPU_S = 0.5
 PR_SET_CHILD_SUBREAPER = 36
+PR_SET_PDEATHSIG = 1
 
 
 def run() -> list[Row]:
@@ -51,6 +53,7 @@ def run() -> list[Row]:
                 capture_output=True,
                 text=True,
                 check=False,
+                preexec_fn=_die_with_parent,
             )
             if probe.returncode:
                 raise RuntimeError(f"the {mode} probe failed: {probe.stderr.strip()[-2000:]}")
@@ -78,17 +81,27 @@ def _row(mode: str, f: dict, n: int) -> Row:
 
 # --- the probe: a subreaper that starts everything and counts its CPU --------------------------
 def probe(mode: str, course: str) -> dict:
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1)
+    started: list[subprocess.Popen] = []
+    home = Path(tempfile.mkdtemp(prefix="bench-workers-", dir="/tmp"))
+    try:
+        return _measure(mode, course, started, home)
+    finally:
+        for process in reversed(started):
+            process.terminate()
+            process.wait(timeout=60)
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def _measure(mode: str, course: str, started: list, home: Path) -> dict:
     import psutil
 
-    ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1)
     grade = [sys.executable, "-m", "coursekit.cli", "grade", "-C", course]
-    started = []
     peaks: dict[int, float] = {}
     if mode == "dask":
         port = _free_port()
         address = f"tcp://127.0.0.1:{port}"
         dask = str(Path(sys.executable).with_name("dask"))
-        home = Path(tempfile.mkdtemp(prefix="bench-workers-", dir="/tmp"))
         started.append(_start([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port),
                                "--no-dashboard"], home))  # fmt: skip
         for name in ("w1", "w2"):
@@ -113,18 +126,18 @@ def probe(mode: str, course: str) -> dict:
     if mode == "dask":
         figures["idle_worker_mb"] = [_tree_rss_mb(p.pid) for p in started[1:]]
         figures["peak_worker_mb"] = [peaks.get(p.pid, 0.0) for p in started[1:]]
-    for process in reversed(started):
-        process.terminate()
-        process.wait(timeout=60)
-    if mode == "dask":
-        shutil.rmtree(home, ignore_errors=True)
     return figures
 
 
 def _start(command, cwd: Path) -> subprocess.Popen:
     env = {**os.environ, "TMPDIR": str(cwd)}
     return subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)  # fmt: skip
+                            stderr=subprocess.DEVNULL, preexec_fn=_die_with_parent)  # fmt: skip
+
+
+def _die_with_parent() -> None:
+    """An interrupted bench leaves no scheduler or worker running (Linux ends them)."""
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def _wait_for_workers(address: str, n: int) -> None:
