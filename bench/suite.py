@@ -3,7 +3,7 @@
 import sys
 import traceback
 
-from bench import catalogue, chain, deep_chain, gradebook, mlp, notebooks, pipeline
+from bench import catalogue, chain, cluster, deep_chain, gradebook, mlp, notebooks, pipeline
 from bench.engines import Minigrad
 from bench.results import Row
 from bench.verify import Mismatch
@@ -17,6 +17,7 @@ BENCHMARKS = {
     "notebooks": lambda minigrad: notebooks.run(),
     "pipeline": lambda minigrad: pipeline.run(),
     "gradebook": lambda minigrad: gradebook.run(),
+    "cluster": lambda minigrad: cluster.run(),
 }
 
 

@@ -7,7 +7,7 @@ minigrad-course collect -C COURSE ASSIGNMENT --from download.zip --roster roster
 minigrad-course deadline -C COURSE ASSIGNMENT "2026-12-01 23:59" [--timezone ZONE]
 minigrad-course extend -C COURSE STUDENT ASSIGNMENT --days N | --hours N
 minigrad-course late-policy -C COURSE [--per-day PCT] [--cap PCT] [--zero-after DAYS]
-minigrad-course grade -C COURSE [-j N] [--force] [--student ID]
+minigrad-course grade -C COURSE [-j N] [--force] [--student ID] [--scheduler tcp://HOST:8786]
 minigrad-course export -C COURSE [--format csv|canvas|moodle] [--out FILE]
 minigrad-course feedback|report -C COURSE
 minigrad-course release-feedback -C COURSE [ASSIGNMENT ...]   # students fetch their own
@@ -95,6 +95,11 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument("--timeout", type=_positive, default=900,
                        help="seconds per submission, all of it (default: 900)")  # fmt: skip
     grade.add_argument("--memory", type=int, default=3072, help="MB per submission (default: 3072)")
+    grade.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="grade on the workers of this Dask scheduler (tcp://host:8786); -j is then theirs",
+    )
     _sealed_options(grade)
 
     feedback = commands.add_parser("feedback", parents=[common], help="HTML feedback")
@@ -373,6 +378,7 @@ def _grade(course, args) -> int:
             args.cell_timeout,
             Limits(args.timeout, args.memory),
             sealed=sealed,
+            scheduler=args.scheduler,
         )
     finally:
         hand_back(course)  # root grading an instructor's course (sudo, on a hub)

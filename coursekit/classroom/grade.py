@@ -43,8 +43,12 @@ def grade_class(
     grader: str = GRADER,
     stream=None,
     sealed: SealedTimes | None = None,
+    scheduler: str | None = None,
 ) -> list[dict]:
-    """Grade what needs grading; returns the results written, in completion order."""
+    """Grade what needs grading; returns the results written, in completion order.
+
+    scheduler: a Dask scheduler's address; each submission is then graded on its workers
+    (cluster.py), else here, `workers` at a time (supervisor.py)."""
     stream = stream or sys.stderr
     with _only_grader(course):
         plan = _plan(course, force, student, stream)
@@ -53,7 +57,8 @@ def grade_class(
         if force:  # cut short, the next `grade` finishes it (forced.py)
             forced.start(course, [(who, a) for who, a, *_ in plan])
         limits, sealed = limits or Limits(), sealed or SealedTimes()
-        written = _grade(course, plan, workers, cell_timeout, limits, grader, stream, sealed)
+        executor = _executor(course, workers, limits, grader, scheduler)
+        written = _grade(course, plan, executor, cell_timeout, stream, sealed)
         with course.gradebook() as gb:
             apply_penalties(gb.db, student)  # an appeal: that student's alone
         forced.finish(course)
@@ -105,7 +110,22 @@ def _plan(course, force: bool, student: str | None, stream) -> list[tuple]:
     return plan
 
 
-def _grade(course, plan, workers, cell_timeout, limits, grader, stream, sealed) -> list[dict]:
+def _executor(course, workers, limits, grader, scheduler):
+    """jobs -> (number graded at a time, iterator of (job, result or None, problem))."""
+    logs = course.work / "logs"
+    if scheduler:
+        from coursekit.classroom.cluster import run_jobs_on_dask
+
+        return lambda jobs: run_jobs_on_dask(course, jobs, scheduler, limits, grader, logs)
+
+    def local(jobs):
+        at_a_time = max(1, min(workers or os.cpu_count() or 1, len(jobs)))
+        return at_a_time, run_jobs(jobs, at_a_time, limits, grader, logs)
+
+    return local
+
+
+def _grade(course, plan, executor, cell_timeout, stream, sealed) -> list[dict]:
     template = build_template(course, course.work / "template.db")
     jobs_dir = course.work / "jobs"
     shutil.rmtree(jobs_dir, ignore_errors=True)  # a killed run's leftovers
@@ -126,11 +146,11 @@ def _grade(course, plan, workers, cell_timeout, limits, grader, stream, sealed) 
         )
         for n, (who, a, seed, _, notes) in enumerate(plan)
     ]
-    workers = max(1, min(workers or os.cpu_count() or 1, len(jobs)))
+    workers, finished = executor(jobs)
     stream.write(f"grading {len(jobs)} submissions, {workers} at a time\n")
     progress, written = Progress(len(jobs), stream), []
     with course.gradebook() as gb:
-        for job, result, problem in run_jobs(jobs, workers, limits, grader, course.work / "logs"):
+        for job, result, problem in finished:
             if result is None:
                 result = blank_result(job, problem)
             result["submitted"] = times[(job.student, job.assignment)]

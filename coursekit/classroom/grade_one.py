@@ -13,6 +13,8 @@ gradebook writer, feedback, reports) reads the result, a plain JSON-able dict:
 
 and grade.py adds when it was handed in, "submitted": {"time", "source", "lms_late"}
 (deadlines.submission_time), which also becomes its "timestamp".
+A submission graded on a Dask worker (cluster.py) also says where, and which sealing layers
+were active there: "worker": {"address", "host", "sealing"}.
 
 Here the verdict is nbgrader's own (the submission runs in a kernel with the hidden tests,
 autograde writes a private gradebook, which is read back). A sealed grader replaces this

@@ -27,13 +27,17 @@ from pathlib import Path
 
 import psutil
 
-# Imported once by the fork server, not once per submission (nbgrader alone takes seconds).
+# Imported once by the fork server, not once per submission (nbgrader alone takes seconds;
+# the sealed grader's PyTorch reference, `import torch`, as long). Only imported: nothing
+# runs on PyTorch's threads before a fork.
 PRELOAD = [
     "coursekit.classroom.grade_one",
     "coursekit.classroom.execute",
     "autograder.catalogue",
     "nbgrader.converters",
     "nbgrader.apps",
+    "coursekit.sealed.nbgrader_steps",
+    "torch",
 ]
 POLL_S = 0.2
 
