@@ -955,3 +955,25 @@ def test_nbgrader_autograde_with_sealed_execute_grades_a_class_without_a_kernel(
         )
         assert "grade(globals()" not in outputs and "HIDDEN TESTS" not in outputs
         assert "seed 20240611" in outputs or student != "alice"
+
+
+def _stage_in_a_child(sending) -> None:
+    from coursekit.sealed import sandbox
+
+    sandbox.staged_root.cache_clear()  # a fresh grading process stages its own
+    sending.send(str(sandbox.staged_root()))
+
+
+def test_a_grading_process_removes_the_folder_it_staged():
+    """Grading processes are multiprocessing's children, which leave by os._exit (no atexit):
+    each once left a minigrad-sealed-* folder in /tmp."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("forkserver")  # as the supervisor starts them
+    receiving, sending = context.Pipe(duplex=False)
+    child = context.Process(target=_stage_in_a_child, args=(sending,))
+    child.start()
+    staged = Path(receiving.recv())
+    child.join(60)
+    assert child.exitcode == 0
+    assert staged.name.startswith("minigrad-sealed-") and not staged.exists()

@@ -23,7 +23,6 @@ result, never silently skipped):
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import fcntl
 import importlib.util
@@ -40,6 +39,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from functools import cache
+from multiprocessing.util import Finalize
 from pathlib import Path
 
 import autograder
@@ -146,8 +146,7 @@ def _unshare_args(is_root: bool) -> list[str]:
 def staged_root() -> Path:
     """A private copy of the observing side (lib/autograder, lib/coursekit/sealed/child.py)
     and, for a run without a namespace only, links to the allowed packages (site/)."""
-    root = Path(tempfile.mkdtemp(prefix="minigrad-sealed-"))
-    atexit.register(shutil.rmtree, root, ignore_errors=True)
+    root = _removed_at_exit(Path(tempfile.mkdtemp(prefix="minigrad-sealed-")))
     package = root / "lib" / "autograder"
     package.mkdir(parents=True)
     # minimal package files: importing the observing side must not import anything else
@@ -171,6 +170,14 @@ def staged_root() -> Path:
     return root
 
 
+def _removed_at_exit(folder: Path) -> Path:
+    """`folder`, removed when this process ends. Grading processes are multiprocessing's
+    children, which leave by os._exit without running atexit (thousands of staged folders
+    piled up in /tmp): multiprocessing's own finalizers run there, and at a normal exit."""
+    Finalize(None, shutil.rmtree, args=(folder,), kwargs={"ignore_errors": True}, exitpriority=0)
+    return folder
+
+
 def _readable_to_all(root: Path) -> None:
     """What is staged is read by the sandbox's own uid: world-readable, never writable."""
     for path in [root, *root.rglob("*")]:
@@ -185,8 +192,7 @@ def staged_engine(stubs: tuple[tuple[str, tuple[str, ...]], ...]) -> Path:
     bytecode (no source is staged)."""
     from coursekit.edition import build_engine
 
-    root = Path(tempfile.mkdtemp(prefix="minigrad-sealed-engine-"))
-    atexit.register(shutil.rmtree, root, ignore_errors=True)
+    root = _removed_at_exit(Path(tempfile.mkdtemp(prefix="minigrad-sealed-engine-")))
     build_engine(root, {assignment: list(names) for assignment, names in stubs}, sourceless=True)
     _readable_to_all(root)
     return root
