@@ -36,6 +36,7 @@ STUDENT_MODULES = (
     "classroom/__init__.py",
     "classroom/intake.py",
     "classroom/printable.py",
+    "classroom/time_limits.py",  # grade's option defaults, read while parsing any command
     "exercises/assignments.py",
     "exercises/grading.py",
     "exercises/selfcheck.py",
