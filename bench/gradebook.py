@@ -139,8 +139,46 @@ def run() -> list[Row]:
                       note=f"one run; synthetic gradebook built in {built_s:.0f} s")  # fmt: skip
             set_target(row, f"<{TARGET_S:g} s", seconds, TARGET_S)
             rows.append(row)
+        rows.append(writer_row(Path(tmp) / "small", course))
         rows.append(appeal_row(Path(tmp) / "appeal"))
     return rows
+
+
+WRITES = 300
+FLAT = 0.8  # the rate into the full gradebook: at least this fraction of the empty one's
+
+
+def writer_rate(course, students: list[str]) -> float:
+    """Results per second that the one writer stores (write_result: grades, run record, a
+    commit each), for new submissions of assignment a1 by `students`."""
+    from coursekit.classroom.writer import write_result
+
+    with course.gradebook() as gb:
+        (notebook,) = gb.find_assignment("a1").notebooks
+        cells = sorted(notebook.grade_cells, key=lambda g: g.name)
+        started = time.perf_counter()
+        for student in students:
+            result = {"student": student, "assignment": "a1", "seed": 1, "status": "graded",
+                      "notes": [], "timestamp": "2026-11-01T00:00:00", "autograded_dir": None,
+                      "cells": [{"notebook": "a1", "cell": c.name, "score": c.max_score,
+                                 "max_score": c.max_score, "needs_manual_grade": False}
+                                for c in cells],
+                      "comments": [], "notebooks": [], "scenarios": []}  # fmt: skip
+            write_result(gb, course, result, "0" * 64)
+        return len(students) / (time.perf_counter() - started)
+
+
+def writer_row(root: Path, full_course) -> Row:
+    """The writer's rate into an empty gradebook and into the 5,000-student one (issue 17: it
+    fell from 80 to 24 results/s as the gradebook grew); target: flat."""
+    empty = build_gradebook(root, students=1)  # (bulk inserts need a row)
+    new = [f"w{i:05d}" for i in range(WRITES)]
+    early, late = writer_rate(empty, new), writer_rate(full_course, new)
+    case = f"writer: {WRITES} results, empty vs {STUDENTS}-student gradebook"
+    note = f"{early:.0f} results/s into an empty gradebook, {late:.0f} into the full one"
+    row = Row("gradebook", case, "minigrad-course", Timing([WRITES / late]), note=note)
+    set_target(row, f"flat (>={FLAT:g}x)", early / late, 1 / FLAT)
+    return row
 
 
 def appeal_row(root: Path) -> Row:
