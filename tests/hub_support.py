@@ -29,6 +29,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from coursekit.classroom.accounts import exists
 from coursekit.classroom.hub import closed_to_others, needed_by_everyone
 
 REPO = Path(__file__).resolve().parents[1]
@@ -168,18 +169,10 @@ def start_hub(base: Path, course: Path, roster: Path, instructor: str, port: int
 
 def end_processes_of(accounts) -> None:
     """Whatever still runs as the test's own accounts (a server the hub did not stop)."""
-    uids = {pwd.getpwnam(a).pw_uid for a in accounts if _exists(a)}
+    uids = {pwd.getpwnam(a).pw_uid for a in accounts if exists(a)}
     left = [p for p in psutil.process_iter(["uids"]) if p.info["uids"].real in uids]
     for process in left:
         process.terminate()
     _, alive = psutil.wait_procs(left, timeout=10)
     for process in alive:
         process.kill()
-
-
-def _exists(name: str) -> bool:
-    try:
-        pwd.getpwnam(name)
-    except KeyError:
-        return False
-    return True

@@ -36,7 +36,7 @@ from hub_support import BIN, end_processes_of, open_folder, require_root_and_too
 from playwright.sync_api import expect
 from test_pipeline import REPO, roster_text, run
 
-from coursekit.classroom.accounts import remove_accounts
+from coursekit.classroom.accounts import exists, remove_accounts
 from coursekit.classroom.hub import proxy_command
 from coursekit.exercises.planted import BUGS, answered
 
@@ -87,7 +87,7 @@ def hub_class(tmp_path):
         end_processes_of(people.values())
         remove_accounts(people.values())
         shutil.rmtree(base, ignore_errors=True)
-    assert not any(_account(name) for name in people.values())
+    assert not any(exists(name) for name in people.values())
 
 
 def _points(course: Path) -> dict[str, float]:
@@ -102,14 +102,6 @@ def _gradebook_scores(course: Path) -> dict[str, dict[str, float]]:
     from test_pipeline import gradebook_scores, sqlite_url
 
     return {student: cells for (student, _), cells in gradebook_scores(sqlite_url(course)).items()}
-
-
-def _account(name: str) -> bool:
-    try:
-        pwd.getpwnam(name)
-    except KeyError:
-        return False
-    return True
 
 
 def _sign_in(browser, hub, user: str, password=PASSWORD):
