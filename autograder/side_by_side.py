@@ -49,7 +49,7 @@ def compare_engines(fn, seed=0, device="cpu", engine=None):
         lecture="",
         weight=1.0,
         devices=DEVICES,
-        needs=(),  # run everything: a missing name shows up as the error it raises
+        declared_needs=(),  # run everything: a missing name shows up as the error it raises
         fresh_process=False,
         fn=fn,
     )

@@ -38,6 +38,8 @@ PRELOAD = [
     "nbgrader.apps",
     "coursekit.sealed.nbgrader_steps",
     "torch",
+    "torch.optim",
+    "torch._dynamo",  # what an optimizer's first step imports: 1.3 s in every job otherwise
 ]
 POLL_S = 0.2
 
