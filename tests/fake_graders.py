@@ -26,3 +26,18 @@ def kills_the_grade(job) -> dict:
         os.kill(int(pid), signal.SIGKILL)
         os._exit(1)
     return quick(job)
+
+
+def which_process(job) -> dict:
+    """Which grading process graded the job, and the folder it staged for sealed runs;
+    the student "dies" kills that process mid-job, "sleeps" outlives any wall limit."""
+    import time
+
+    from coursekit.sealed.sandbox import staged_root
+
+    staged = str(staged_root())
+    if job.student == "dies":
+        os.kill(os.getpid(), signal.SIGKILL)
+    if job.student == "sleeps":
+        time.sleep(600)
+    return {"student": job.student, "pid": os.getpid(), "staged": staged}

@@ -18,6 +18,8 @@ allowed-failures) ends as that submission's blank result, never the class's.
 
 from __future__ import annotations
 
+import atexit
+import functools
 import multiprocessing
 import os
 import shutil
@@ -196,7 +198,9 @@ def grade_parcel(parcel: dict) -> dict:
         job = job_from_parcel(spec, root, template)
         logs = Path(tmp, "logs")
         limits = Limits(**parcel["limits"])
-        ((_, result, problem),) = run_jobs([job], 1, limits, parcel["grader"], logs)
+        ((_, result, problem),) = run_jobs(
+            [job], 1, limits, parcel["grader"], logs, pool=_worker_pool()
+        )
         graded = {}
         if result is not None and result.get("autograded_dir"):
             graded = _files_under(Path(result["autograded_dir"]), Path(result["autograded_dir"]))
@@ -212,6 +216,17 @@ def grade_parcel(parcel: dict) -> dict:
                 "sealing": layers(),
             },  # fmt: skip
         }
+
+
+@functools.cache
+def _worker_pool():
+    """This Dask worker's grading processes, kept between parcels: each warms once (PyTorch,
+    nbgrader, the staged sealed side) and then grades parcel after parcel."""
+    from coursekit.classroom.supervisor import WorkerPool
+
+    pool = WorkerPool()
+    atexit.register(pool.close)
+    return pool
 
 
 def _worker_address() -> str:

@@ -27,7 +27,7 @@ import os
 import shutil
 import time
 import warnings
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from sqlalchemy.exc import SAWarning
@@ -52,6 +52,15 @@ class Job:
     cell_timeout: int = 120
     notes: tuple[str, ...] = ()  # what the plan found before grading (an appeal's changed files)
     sealed: SealedTimes = SealedTimes()
+
+
+def job_as_data(job: Job) -> dict:
+    """The job as JSON types, to send to a grading process (job_from_data reads it back)."""
+    return asdict(job)
+
+
+def job_from_data(data: dict) -> Job:
+    return Job(**{**data, "notes": tuple(data["notes"]), "sealed": SealedTimes(**data["sealed"])})
 
 
 def grade_submission(job: Job) -> dict:

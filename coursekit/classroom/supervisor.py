@@ -1,23 +1,34 @@
-"""Run grading jobs, each in its own process, N at a time, within a time and memory budget.
+"""Run grading jobs in worker processes, N at a time, within a time and memory budget.
 
-Workers are forked from a multiprocessing fork server that has imported nbgrader once, so a
-job starts in milliseconds. Each worker grades one submission and sends back the result as
-JSON text (never a pickle). The supervisor stops a worker, with every process it started
-(the kernel included), when it exceeds its wall-clock time or when their memory together
-exceeds the cap; every address space is also limited to the cap (RLIMIT_AS), so a
-runaway allocation fails inside the kernel before the machine runs out. A worker that dies
-is reported, never waited for. Results come back in completion order.
+Workers are forked from a multiprocessing fork server that has imported nbgrader and torch
+once. A worker then grades one job after another (up to JOBS_PER_WORKER), so what the first
+grading warms (PyTorch's reference on first use, nbgrader's schemas and database mappings,
+the sealed run's staged files) is paid once per worker, not once per submission. A job goes
+to its worker, and its result comes back, as JSON text (never a pickle). The supervisor
+stops a worker, with every process it started (the kernel included), when its job exceeds
+its wall-clock time or when their memory together exceeds the cap, and the next job gets a
+fresh worker; every address space is also limited to the cap (RLIMIT_AS), so a runaway
+allocation fails inside the kernel before the machine runs out. A worker that dies is
+reported, never waited for. Results come back in completion order.
+
+Student code never runs in a worker: it runs in nbgrader's kernel or in the sealed child,
+both started afresh for each submission, and both ended before the worker takes another job.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import importlib
 import json
 import multiprocessing
 import os
 import resource
+import shutil
 import signal
+import sys
+import tempfile
+import threading
 import time
 import traceback
 from collections import deque
@@ -42,6 +53,7 @@ PRELOAD = [
     "torch._dynamo",  # what an optimizer's first step imports: 1.3 s in every job otherwise
 ]
 POLL_S = 0.2
+JOBS_PER_WORKER = 50  # then a fresh one: whatever a long-lived grading process accumulates
 
 
 @dataclass(frozen=True)
@@ -51,92 +63,190 @@ class Limits:
 
 
 @dataclass
+class _Worker:
+    process: multiprocessing.Process
+    conn: object  # duplex: jobs out, results back
+    memory_mb: int
+    jobs: int = 0
+
+
+@dataclass
 class _Running:
     job: object
-    process: multiprocessing.Process
-    conn: object
+    worker: _Worker
     started: float
 
 
-def run_jobs(jobs, workers: int, limits: Limits, grader: str, logs: Path):
+def run_jobs(jobs, workers: int, limits: Limits, grader: str, logs: Path, pool=None):
     """Yield (job, result or None, problem) as jobs finish; problem explains a missing result.
 
-    What a worker and its kernel print goes to logs/<name of the job's work_dir>.log.
+    What a worker and its kernel print while grading a job goes to
+    logs/<name of the job's work_dir>.log. `pool`: a WorkerPool whose idle workers outlive
+    this call (a Dask worker keeps one); by default one for this call only.
     """
     logs.mkdir(parents=True, exist_ok=True)
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(PRELOAD)
+    owned = pool is None
+    pool = pool or WorkerPool()
     pending, running = deque(jobs), {}
     try:
         while pending or running:
             while pending and len(running) < workers:
                 job = pending.popleft()
-                receive, send = context.Pipe(duplex=False)
+                worker = pool.take(limits.memory_mb)
                 log = logs / f"{Path(job.work_dir).name}.log"
-                process = context.Process(
-                    target=_worker,
-                    args=(grader, job, send, limits.memory_mb, str(log)),
-                    daemon=False,
-                )
-                process.start()
-                send.close()
-                running[process.sentinel] = _Running(job, process, receive, time.monotonic())
-            wait([r.conn for r in running.values()] + list(running), timeout=POLL_S)
+                try:
+                    worker.conn.send_bytes(_job_message(grader, job, log))
+                except OSError:  # it died while idle: the job goes to a fresh one
+                    pool.discard(worker)
+                    pending.appendleft(job)
+                    continue
+                running[worker.process.sentinel] = _Running(job, worker, time.monotonic())
+            ready = [r.worker.conn for r in running.values()] + list(running)
+            wait(ready, timeout=POLL_S)
             for key, run in list(running.items()):
                 outcome = _check(run, limits)
-                if outcome is not None:
-                    del running[key]
-                    run.conn.close()
-                    yield (run.job, *outcome)
+                if outcome is None:
+                    continue
+                del running[key]
+                result, problem, reusable = outcome
+                if reusable:
+                    pool.give_back(run.worker)
+                else:
+                    pool.discard(run.worker)
+                yield run.job, result, problem
     finally:
         for run in running.values():
-            _kill_tree(run.process.pid)
+            pool.discard(run.worker)
+        if owned:
+            pool.close()
+
+
+class WorkerPool:
+    """Grading workers, started on demand and kept while idle; thread-safe (a Dask worker
+    may grade several parcels at once). The folder where workers stage the sealed run's
+    files is this pool's: removed by close(), also for a worker that was killed."""
+
+    def __init__(self):
+        self._context = multiprocessing.get_context("forkserver")
+        self._context.set_forkserver_preload(PRELOAD)
+        self._idle: list[_Worker] = []
+        self._lock = threading.Lock()
+        self._stage = Path(tempfile.mkdtemp(prefix="minigrad-grading-"))
+        self._stage.chmod(0o755)  # the sandbox's own uid reads what is staged there
+
+    def take(self, memory_mb: int) -> _Worker:
+        with self._lock:
+            while self._idle:
+                worker = self._idle.pop()
+                if worker.memory_mb == memory_mb and worker.process.is_alive():
+                    return worker
+                _retire(worker)
+        ours, theirs = self._context.Pipe(duplex=True)
+        process = self._context.Process(
+            target=_serve, args=(theirs, memory_mb, str(self._stage)), daemon=False
+        )
+        process.start()
+        theirs.close()
+        return _Worker(process, ours, memory_mb)
+
+    def give_back(self, worker: _Worker) -> None:
+        worker.jobs += 1
+        if worker.jobs >= JOBS_PER_WORKER:
+            _retire(worker)
+            return
+        with self._lock:
+            self._idle.append(worker)
+
+    def discard(self, worker: _Worker) -> None:
+        _kill_tree(worker.process.pid)
+        worker.process.join(timeout=10)
+        worker.conn.close()
+
+    def close(self) -> None:
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for worker in idle:
+            _retire(worker)
+        shutil.rmtree(self._stage, ignore_errors=True)
+
+
+def _retire(worker: _Worker) -> None:
+    """Let an idle worker end as a process ends (its finalizers run), else end it."""
+    worker.conn.close()  # it reads the end of its jobs
+    worker.process.join(timeout=10)
+    if worker.process.is_alive():
+        _kill_tree(worker.process.pid)
+        worker.process.join(timeout=10)
+
+
+def _job_message(grader: str, job, log: Path) -> bytes:
+    from coursekit.classroom.grade_one import job_as_data
+
+    return json.dumps({"grader": grader, "job": job_as_data(job), "log": str(log)}).encode()
 
 
 def _check(run: _Running, limits: Limits):
-    """(result, problem) once the job is over, None while it is still going."""
-    if run.conn.poll():
+    """(result, problem, worker reusable) once the job is over, None while it is going."""
+    worker = run.worker
+    if worker.conn.poll():
         try:
-            result = json.loads(run.conn.recv_bytes().decode())
-        except (EOFError, OSError, ValueError) as error:
+            result = json.loads(worker.conn.recv_bytes().decode())
+        except EOFError:  # it died: said below
             result = None
-            problem = f"the grading process sent no readable result ({error})"
-        else:
+        except (OSError, ValueError) as error:
+            return None, f"the grading process sent no readable result ({error})", False
+        if result is not None:
             problem = result.pop("_worker_error", "") if isinstance(result, dict) else ""
-        _kill_tree(run.process.pid)  # a kernel left behind, if any
-        run.process.join(timeout=10)
-        return (None, problem) if problem else (result, "")
-    if not run.process.is_alive():
-        run.process.join()
-        code = run.process.exitcode
+            _kill_children(worker.process.pid)  # a kernel left behind, if any
+            return (None, problem, True) if problem else (result, "", True)
+        worker.process.join(timeout=10)
+    if not worker.process.is_alive():
+        worker.process.join()
+        code = worker.process.exitcode
         how = f"signal {-code}" if code and code < 0 else f"exit code {code}"
-        return None, f"the grading process died ({how}) before sending a result"
+        return None, f"the grading process died ({how}) before sending a result", False
     elapsed = time.monotonic() - run.started
     if elapsed > limits.wall_s:
-        _kill_tree(run.process.pid)
-        return None, f"stopped after {elapsed:.0f} s: over the {limits.wall_s:.0f} s limit"
-    used = _tree_memory_mb(run.process.pid)
+        return None, f"stopped after {elapsed:.0f} s: over the {limits.wall_s:.0f} s limit", False
+    used = _tree_memory_mb(worker.process.pid)
     if used > limits.memory_mb:
-        _kill_tree(run.process.pid)
-        return None, f"stopped at {used:.0f} MB: over the {limits.memory_mb} MB memory limit"
+        return None, f"stopped at {used:.0f} MB: over the {limits.memory_mb} MB memory limit", False
     return None
 
 
-def _worker(grader: str, job, send, memory_mb: int, log: str) -> None:
+def _serve(conn, memory_mb: int, stage: str) -> None:
+    """A worker: grade each job it is sent, until its supervisor closes the pipe."""
     _die_with_parent()
-    with open(log, "w") as sink:  # nbgrader's and the kernel's chatter, off the terminal
-        os.dup2(sink.fileno(), 1)
-        os.dup2(sink.fileno(), 2)
+    from coursekit.classroom.grade_one import job_from_data
+    from coursekit.sealed.sandbox import STAGE_ENV
+
+    os.environ[STAGE_ENV] = stage
     cap = memory_mb * 2**20
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
-    try:
-        module, _, name = grader.partition(":")
-        result = getattr(importlib.import_module(module), name)(job)
-    except BaseException:  # the report must name it; the class goes on
-        last = traceback.format_exc().strip().splitlines()[-1]
-        result = {"_worker_error": f"grading failed: {last}"}
-    send.send_bytes(json.dumps(result).encode())
-    send.close()
+    while True:
+        try:
+            message = json.loads(conn.recv_bytes().decode())
+        except (EOFError, OSError):
+            return
+        _log_to(message["log"])
+        try:
+            module, _, name = message["grader"].partition(":")
+            grader = getattr(importlib.import_module(module), name)
+            result = grader(job_from_data(message["job"]))
+        except BaseException:  # the report must name it; the class goes on
+            last = traceback.format_exc().strip().splitlines()[-1]
+            result = {"_worker_error": f"grading failed: {last}"}
+        conn.send_bytes(json.dumps(result).encode())
+
+
+def _log_to(path: str) -> None:
+    """This job's chatter (nbgrader's, the kernel's) into its own log, off the terminal."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    with open(path, "w") as sink:
+        os.dup2(sink.fileno(), 1)
+        os.dup2(sink.fileno(), 2)
 
 
 def _die_with_parent() -> None:
@@ -170,6 +280,15 @@ def _tree_memory_mb(pid: int) -> float:
 def _kill_tree(pid: int) -> None:
     """The worker and everything it started (kernels run in their own sessions)."""
     for process in reversed(_tree(pid)):
+        try:
+            process.kill()
+        except psutil.Error:
+            pass
+
+
+def _kill_children(pid: int) -> None:
+    """Everything the worker started, the worker itself kept."""
+    for process in reversed(_tree(pid)[1:]):
         try:
             process.kill()
         except psutil.Error:

@@ -61,6 +61,9 @@ OBSERVING_SIDE = (
 SEALED_CHILD = Path(__file__).resolve().parent / "child.py"
 BOX = "/opt/sealed"  # where the staged environment appears inside the namespace
 SLOT_DIR = Path("/run/minigrad-sealed")
+# where a grading process stages its files, if its supervisor gives it a folder (removed
+# by the supervisor, also when the grading process was killed); else the system's temp
+STAGE_ENV = "MINIGRAD_SEALED_STAGE"
 USER_PREFIX = "mgsealed"
 MAX_SLOTS = 64
 ALLOWED_PACKAGES = ("numpy",)  # the only third-party package the child can import
@@ -147,7 +150,7 @@ def _unshare_args(is_root: bool) -> list[str]:
 def staged_root() -> Path:
     """A private copy of the observing side (lib/autograder, lib/coursekit/sealed/child.py)
     and, for a run without a namespace only, links to the allowed packages (site/)."""
-    root = _removed_at_exit(Path(tempfile.mkdtemp(prefix="minigrad-sealed-")))
+    root = _removed_at_exit(_staging_folder("minigrad-sealed-"))
     package = root / "lib" / "autograder"
     package.mkdir(parents=True)
     # minimal package files: importing the observing side must not import anything else
@@ -174,6 +177,10 @@ def staged_root() -> Path:
     return root
 
 
+def _staging_folder(prefix: str) -> Path:
+    return Path(tempfile.mkdtemp(prefix=prefix, dir=os.environ.get(STAGE_ENV)))
+
+
 def _removed_at_exit(folder: Path) -> Path:
     """`folder`, removed when this process ends. Grading processes are multiprocessing's
     children, which leave by os._exit without running atexit (thousands of staged folders
@@ -196,7 +203,7 @@ def staged_engine(stubs: tuple[tuple[str, tuple[str, ...]], ...]) -> Path:
     bytecode (no source is staged)."""
     from coursekit.edition import build_engine
 
-    root = _removed_at_exit(Path(tempfile.mkdtemp(prefix="minigrad-sealed-engine-")))
+    root = _removed_at_exit(_staging_folder("minigrad-sealed-engine-"))
     build_engine(root, {assignment: list(names) for assignment, names in stubs}, sourceless=True)
     _readable_to_all(root)
     return root

@@ -1,0 +1,60 @@
+"""The local grading workers (coursekit/classroom/supervisor.py): each grades job after job,
+so what grading warms is paid once per worker; one that dies or overruns is replaced, and
+the folder workers stage sealed files in goes with the pool, killed workers' included."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from coursekit.classroom.grade_one import Job
+from coursekit.classroom.supervisor import JOBS_PER_WORKER, Limits, WorkerPool, run_jobs
+
+GRADER = "fake_graders:which_process"
+
+
+def jobs(tmp_path: Path, *students: str) -> list[Job]:
+    return [
+        Job(str(tmp_path), s, "toy", 1, str(tmp_path / "jobs" / f"{n}-{s}"), "unused.db")
+        for n, s in enumerate(students)
+    ]
+
+
+def test_one_worker_grades_job_after_job(tmp_path):
+    finished = list(run_jobs(jobs(tmp_path, "a", "b", "c"), 1, Limits(), GRADER, tmp_path / "l"))
+    assert [problem for _, _, problem in finished] == ["", "", ""]
+    assert len({result["pid"] for _, result, _ in finished}) == 1
+    assert (tmp_path / "l" / "0-a.log").is_file()
+
+
+def test_a_worker_that_dies_or_overruns_is_replaced_and_the_class_goes_on(tmp_path):
+    pool = WorkerPool()
+    stage = Path(pool._stage)
+    limits = Limits(wall_s=5)
+    try:
+        finished = {
+            job.student: (result, problem)
+            for job, result, problem in run_jobs(
+                jobs(tmp_path, "a", "dies", "b", "sleeps", "c"),
+                1,
+                limits,
+                GRADER,
+                tmp_path / "l",
+                pool=pool,
+            )  # fmt: skip
+        }
+        assert "died (signal 9)" in finished["dies"][1]
+        assert "over the 5 s limit" in finished["sleeps"][1]
+        graded = [finished[s][0] for s in ("a", "b", "c")]
+        assert all(result is not None for result in graded)
+        assert graded[0]["pid"] != graded[1]["pid"] != graded[2]["pid"]  # fresh after each
+        assert Path(graded[0]["staged"]).is_relative_to(stage)
+    finally:
+        pool.close()
+    assert not stage.exists()  # with what the killed workers staged
+
+
+def test_a_worker_retires_after_its_share_of_jobs(tmp_path):
+    students = [f"s{n}" for n in range(JOBS_PER_WORKER + 1)]
+    finished = list(run_jobs(jobs(tmp_path, *students), 1, Limits(), GRADER, tmp_path / "l"))
+    pids = [result["pid"] for _, result, _ in finished]
+    assert len(set(pids[:JOBS_PER_WORKER])) == 1 and pids[-1] != pids[0]
