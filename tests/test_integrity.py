@@ -324,7 +324,11 @@ import ctypes, json, platform
 libc = ctypes.CDLL(None, use_errno=True)
 add_key, keyctl = {"x86_64": (248, 250), "aarch64": (217, 219)}[platform.machine()]
 found = {}
-for name, ring in (("user", -4), ("user_session", -5), ("session", -3)):
+# KEYCTL_GET_PERSISTENT (22): the uid's persistent keyring, which outlives all its processes
+# for days (linked into this process's keyring to reach it)
+persistent = libc.syscall(keyctl, 22, ctypes.c_int(-1), ctypes.c_int(-2))
+rings = [("user", -4), ("user_session", -5), ("session", -3)]
+for name, ring in rings + ([("persistent", persistent)] if persistent > 0 else []):
     # KEYCTL_SEARCH (10): the key a previous run left, or -1 (not there)
     found[name] = libc.syscall(keyctl, 10, ctypes.c_int(ring), b"user", b"left-by-a-run", 0)
     added = libc.syscall(add_key, b"user", b"left-by-a-run", b"secret", 6, ctypes.c_int(ring))
@@ -341,6 +345,7 @@ def test_a_key_left_in_the_kernel_keyrings_never_reaches_the_next_run():
     assert first["user_added"] and first["user_session_added"]  # the probe can leave keys
     second = probe(KEY_PROBE)
     assert second["user"] == second["user_session"] == second["session"] == -1, second
+    assert second.get("persistent", -1) == -1, second  # absent where the kernel has none
 
 
 @needs_uid

@@ -42,16 +42,16 @@ _TRACEBACK_FRAMES = 8
 
 
 # keyctl(2) numbers by machine; the kernel's keyrings outlive a process (a uid's user keyring
-# lasts while any process of that uid runs, or until cleared)
+# lasts while any process of that uid runs, its persistent keyring for days after)
 _KEYCTL = {"x86_64": 250, "aarch64": 219}
-_KEYCTL_JOIN_SESSION_KEYRING, _KEYCTL_CLEAR = 1, 7
-_USER_KEYRING, _USER_SESSION_KEYRING = -4, -5
+_KEYCTL_JOIN_SESSION_KEYRING, _KEYCTL_CLEAR, _KEYCTL_GET_PERSISTENT = 1, 7, 22
+_USER_KEYRING, _USER_SESSION_KEYRING, _PROCESS_KEYRING = -4, -5, -2
 
 
 def forget_keyrings() -> bool:
-    """Empty the sandbox uid's user keyrings and start a new session keyring, before any
-    student code runs: a uid slot serves one sealed run after another, so a key left there
-    by one submission's run would otherwise reach the next one's. False where the kernel
+    """Empty the sandbox uid's user and persistent keyrings and start a new session keyring,
+    before any student code runs: a uid slot serves one sealed run after another, so a key
+    left there by one submission's run would otherwise reach the next one's. False where the kernel
     has no keyrings to clear (another OS, or keyctl refused)."""
     import ctypes
     import platform
@@ -60,8 +60,13 @@ def forget_keyrings() -> bool:
     if number is None:
         return False
     libc = ctypes.CDLL(None, use_errno=True)
-    cleared = [libc.syscall(number, _KEYCTL_CLEAR, ctypes.c_int(k)) == 0
-               for k in (_USER_KEYRING, _USER_SESSION_KEYRING)]  # fmt: skip
+    rings = [_USER_KEYRING, _USER_SESSION_KEYRING]
+    # reached through this process's keyring; none where the kernel has no persistent keyrings
+    persistent = libc.syscall(number, _KEYCTL_GET_PERSISTENT, ctypes.c_int(-1),
+                              ctypes.c_int(_PROCESS_KEYRING))  # fmt: skip
+    if persistent > 0:
+        rings.append(persistent)
+    cleared = [libc.syscall(number, _KEYCTL_CLEAR, ctypes.c_int(k)) == 0 for k in rings]
     joined = libc.syscall(number, _KEYCTL_JOIN_SESSION_KEYRING, None) >= 0
     return all(cleared) and joined
 
