@@ -11,7 +11,8 @@ import zipfile
 
 import nbformat
 import pytest
-from test_pipeline import answered, roster_text, toy_solutions
+from rosters import roster_text
+from test_pipeline import answered, toy_solutions
 
 from coursekit.classroom.course import Course
 from coursekit.cli import main as cli

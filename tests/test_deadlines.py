@@ -25,7 +25,8 @@ from datetime import datetime, timezone
 
 import nbformat
 import pytest
-from test_pipeline import answered, hand_in, roster_text, run, toy_solutions
+from rosters import CLASS_OF_EIGHT, roster_text
+from test_pipeline import answered, hand_in, run, toy_solutions
 
 from coursekit.classroom.course import Course
 from coursekit.classroom.deadlines import Policy
@@ -34,18 +35,7 @@ from coursekit.classroom.table import grade_table
 from coursekit.cli import main as cli
 
 pytestmark = pytest.mark.xdist_group("deadlines")  # one worker builds the module's class
-ROSTER = roster_text(
-    [
-        ("ada", "Ada", "Lovelace"),
-        ("ben", "Ben", "Bitdiddle"),
-        ("cy", "Cy", "Fect"),
-        ("dee", "Dee", "Cohen"),
-        ("kim", "Kim", "Park"),
-        ("lu", "Lu", "Xun"),
-        ("mo", "Mo", "Ray"),
-        ("ned", "Ned", "Stark"),
-    ]
-)
+ROSTER = roster_text(CLASS_OF_EIGHT)
 EXCHANGE = {"ada": "2026-12-01 10:00", "ben": "2026-12-02 10:00", "cy": "2026-12-02 10:00",
             "dee": "2026-12-10 00:00"}  # fmt: skip
 LMS = {"parkkim_101_201_toy.ipynb": (2026, 12, 1, 20, 0, 0),

@@ -85,8 +85,8 @@ def test_grade_verbose_shows_the_logs_of_this_run_only_printable(tmp_path, capsy
     from coursekit.cli import _show_logs
 
     old, new = tmp_path / "0000-ada--toy.log", tmp_path / "0001-ben--toy.log"
-    old.write_text("[AutogradeApp | INFO] old run\n")
-    new.write_text("[AutogradeApp | INFO] Autograding ben\n\x1b[2Jcleared\n")
+    old.write_text("[INFO] old run\n")
+    new.write_text("[INFO] Autograding ben\n\x1b[2Jcleared\n")
     os.utime(old, (1_000_000, 1_000_000))
     _show_logs(tmp_path, since=2_000_000)
     err = capsys.readouterr().err

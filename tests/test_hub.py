@@ -34,7 +34,8 @@ import pytest
 from browser_support import VIEWPORT, free_port, menu, screenshot
 from hub_support import BIN, end_processes_of, open_folder, require_root_and_tools, start_hub
 from playwright.sync_api import expect
-from test_pipeline import REPO, roster_text, run
+from rosters import roster_text
+from test_pipeline import REPO, run
 
 from coursekit.classroom.accounts import exists, remove_accounts
 from coursekit.classroom.hub import proxy_command

@@ -23,11 +23,11 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from rosters import CLASS_OF_EIGHT, roster_text
 from test_pipeline import (
     answered,
     gradebook_scores,
     notes_of,
-    roster_text,
     run,
     sqlite_url,
     toy_solutions,
@@ -40,19 +40,7 @@ from coursekit.classroom.intake import DEFAULT_LIMITS, Limits
 pytestmark = pytest.mark.xdist_group("intake")  # one worker builds the module's course
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOK = b'{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'
-ROSTER = roster_text(
-    [
-        ("ada", "Ada", "Lovelace"),
-        ("ben", "Ben", "Bitdiddle"),
-        ("cy", "Cy", "Fect"),
-        ("dee", "Dee", "Cohen"),
-        ("kim", "Kim", "Park"),
-        ("lu", "Lu", "Xun"),
-        ("mo", "Mo", "Ray"),
-        ("ned", "Ned", "Stark"),
-        ("a+b", "Abe", "Plus"),
-    ]
-)
+ROSTER = roster_text([*CLASS_OF_EIGHT, ("a+b", "Abe", "Plus")])  # an id with "+"
 
 
 # --- hostile samples ---------------------------------------------------------------------------

@@ -28,6 +28,7 @@ import nbformat
 import psutil
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+from rosters import roster_text
 
 from coursekit.classroom.course import Course, use_venv_tools
 from coursekit.classroom.hidden import REMOVED
@@ -36,12 +37,6 @@ from coursekit.cli import main as cli
 REPO = Path(__file__).resolve().parents[1]
 TOY_POINTS = {"test_add": 2.0, "test_mul": 1.0}
 HIDDEN_TOY_LINES = ("assert add(2, 3) == 5", "assert mul(3, 5) == 15")
-
-
-def roster_text(people) -> str:
-    """A roster CSV for (id, first name, last name) triples, e-mail made from the id."""
-    rows = "".join(f"{i},{first},{last},{i}@example.edu\n" for i, first, last in people)
-    return "id,first_name,last_name,email\n" + rows
 
 
 PEOPLE = [("ada", "Ada", "Lovelace"), ("ben", "Ben", "Bitdiddle"), ("cy", "Cy", "D'Fect"),

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import time
 import warnings
 from dataclasses import asdict, dataclass
@@ -83,6 +84,9 @@ def grade_submission(job: Job) -> dict:
             outcome = course.api(_autograde_config(course, work, db_url, job)).autograde(
                 job.assignment, job.student, force=True, create=True
             )
+        # nbgrader's API keeps its log in the outcome: into the worker's log file (stderr),
+        # which `grade --verbose` shows
+        sys.stderr.write(outcome.get("log") or "")
         if not outcome["success"]:
             notes.append(f"nbgrader stopped: {_last_error(outcome)}")
     graded = work / "autograded" / job.student / job.assignment
