@@ -236,17 +236,22 @@ def _serve(conn, memory_mb: int, stage: str) -> None:
         except BaseException:  # the report must name it; the class goes on
             last = traceback.format_exc().strip().splitlines()[-1]
             result = {"_worker_error": f"grading failed: {last}"}
+        _flush()  # the job's log is whole before its result is read
         conn.send_bytes(json.dumps(result).encode())
 
 
 def _log_to(path: str) -> None:
     """This job's chatter (nbgrader's, the kernel's) into its own log, off the terminal."""
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):
-            stream.flush()
+    _flush()
     with open(path, "w") as sink:
         os.dup2(sink.fileno(), 1)
         os.dup2(sink.fileno(), 2)
+
+
+def _flush() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
 
 
 def _die_with_parent() -> None:
