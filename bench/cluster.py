@@ -1,15 +1,18 @@
 """`python -m bench cluster`: CPU-seconds per notebook-submission, graded here and on Dask.
 
-The demo class (14 notebook-submissions) is graded once by `minigrad-course grade` here
-(-j 2, its fork server started and stopped with the command, as an instructor runs it), and
-once through a `dask scheduler` with two `dask worker` processes (one thread each), all on
-this machine, after the workers have started (what starting them costs is reported apart:
-it is paid once per worker, not per submission). CPU time is that of
+The demo class (14 notebook-submissions) is graded by `minigrad-course grade` here (-j 2, its
+grading processes started and stopped with the command, as an instructor runs it), and
+through a `dask scheduler` with two `dask worker` processes (one thread each), all on this
+machine, after the workers have started (what starting them costs is reported apart).
+Each mode grades the class once, and once doubled (every submission handed in again under a
+second id, 28 in all): the difference, divided by 14, is what one more submission costs,
+the figure the target is about; the one-off costs (the command's start, the fork server's
+imports, each grading process's first submission) are what is left. CPU time is that of
 every process the run started (the grading processes, their kernels and sealed children, the
 scheduler and workers): a probe process is their subreaper, so nothing escapes the count.
 Memory is each Dask worker's peak resident set with everything it started (sampled).
-Target (issue 18): at most 0.5 CPU-s per notebook-submission. Measured on a loaded 2-core
-VM (see README, Grading on a cluster): 5.9 here, 8.6 on Dask, worker peak about 1 GB.
+Target (issue 18): at most 0.5 CPU-s per notebook-submission. Measured figures: README,
+Grading on a cluster.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from bench.timing import Timing
 TARGET_CPU_S = 0.5
 PR_SET_CHILD_SUBREAPER = 36
 PR_SET_PDEATHSIG = 1
+SECOND_ID = "-again"  # the doubled class: each student hands in once more under <id>-again
 
 
 def run() -> list[Row]:
@@ -44,37 +48,51 @@ def run() -> list[Row]:
         with contextlib.redirect_stdout(io.StringIO()):
             course = build_class(Path(tmp) / "course")
         n = len(course.submitted())
-        figures = {}
+        rows = []
         for mode in ("local", "dask"):
-            copy = Path(tmp) / mode
-            shutil.copytree(course.root, copy)
-            probe = subprocess.run(
-                [sys.executable, "-m", "bench.cluster", mode, str(copy)],
-                capture_output=True,
-                text=True,
-                check=False,
-                preexec_fn=_die_with_parent,
-            )
-            if probe.returncode:
-                raise RuntimeError(f"the {mode} probe failed: {probe.stderr.strip()[-2000:]}")
-            figures[mode] = json.loads(probe.stdout.strip().splitlines()[-1])
-    return [_row(mode, f, n) for mode, f in figures.items()]
+            once = _probe(mode, course.root, Path(tmp) / f"{mode}-once", doubled=False)
+            twice = _probe(mode, course.root, Path(tmp) / f"{mode}-twice", doubled=True)
+            rows.append(_row(mode, once, twice, n))
+    return rows
 
 
-def _row(mode: str, f: dict, n: int) -> Row:
-    per = f["cpu_s"] / n
+def _probe(mode: str, course: Path, copy: Path, doubled: bool) -> dict:
+    shutil.copytree(course, copy)
+    if doubled:
+        submitted = copy / "submitted"
+        for student in list(submitted.iterdir()):
+            shutil.copytree(student, submitted / f"{student.name}{SECOND_ID}")
+    probe = subprocess.run(
+        [sys.executable, "-m", "bench.cluster", mode, str(copy)],
+        capture_output=True,
+        text=True,
+        check=False,
+        preexec_fn=_die_with_parent,
+    )
+    if probe.returncode:
+        raise RuntimeError(f"the {mode} probe failed: {probe.stderr.strip()[-2000:]}")
+    return json.loads(probe.stdout.strip().splitlines()[-1])
+
+
+def _row(mode: str, once: dict, twice: dict, n: int) -> Row:
+    per = (twice["cpu_s"] - once["cpu_s"]) / n
+    one_off = once["cpu_s"] - n * per
     engine = "minigrad-course -j 2" if mode == "local" else "2 Dask workers"
     note = (
-        f"{per:.2f} CPU-s per submission ({f['wall_s']:.0f} s wall in all), of which the "
-        f"instructor's side {f['instructor_cpu_s'] / n:.2f}"
+        f"{per:.2f} CPU-s per more submission; one-off {one_off:.1f} CPU-s; "
+        f"{once['cpu_s']:.1f} CPU-s and {once['wall_s']:.0f} s wall for {n}, "
+        f"{twice['cpu_s']:.1f} and {twice['wall_s']:.0f} s for {2 * n}; the instructor's "
+        f"side {once['instructor_cpu_s']:.1f} CPU-s for {n}"
     )
     if mode == "dask":
         note += (
-            f"; starting the scheduler and workers {f['startup_cpu_s']:.1f} CPU-s; worker "
-            f"peak {max(f['peak_worker_mb']):.0f} MB, idle {max(f['idle_worker_mb']):.0f} MB"
+            f"; starting the scheduler and workers {once['startup_cpu_s']:.1f} CPU-s; worker "
+            f"peak {max(twice['peak_worker_mb']):.0f} MB, idle "
+            f"{max(twice['idle_worker_mb']):.0f} MB"
         )
-    row = Row("cluster", f"demo class ({n} notebook-submissions)", engine,
-              Timing([f["wall_s"] / n], [per]), note=note, extra=f)  # fmt: skip
+    extra = {"once": once, "twice": twice, "per_submission_cpu_s": per, "one_off_cpu_s": one_off}
+    row = Row("cluster", f"demo class ({n} notebook-submissions, then {2 * n})", engine,
+              Timing([once["wall_s"] / n], [per]), note=note, extra=extra)  # fmt: skip
     set_target(row, f"<={TARGET_CPU_S:g} CPU-s per notebook-submission", per, TARGET_CPU_S)
     return row
 

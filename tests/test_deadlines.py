@@ -182,6 +182,9 @@ def test_without_a_due_date_the_lms_mark_says_late_and_costs_nothing():
         (["extend", "nobody", "toy", "--days", "1"], "no student 'nobody'"),
         (["extend", "ada", "toy", "--hours", "-3"], "0 or more"),
         (["late-policy", "--per-day", "-5"], "0 or more"),
+        (["late-policy", "--per-day", "150"], "at most 100, not 150"),
+        (["late-policy", "--cap", "101"], "at most 100, not 101"),
+        (["feedback", "--student", "zed"], "no graded submission for student 'zed'"),
     ],
 )
 def test_mistakes_are_one_line_without_traceback(tmp_path, capsys, argv, said):

@@ -409,7 +409,6 @@ def test_time_and_memory_limits_stop_one_submission_not_the_class(tmp_path):
 
 
 # --- nbgrader's exchange ----------------------------------------------------------------------
-@pytest.mark.xdist_group("pipeline_exchange")
 def released_toy_and_student(tmp_path):
     """A course with the toy assignment released through its exchange (tmp_path/
     course-exchange), and a student's home with their nbgrader config for it."""

@@ -256,6 +256,9 @@ def set_policy(course, policy: Policy) -> str:
     for value in (policy.per_day, policy.cap, policy.zero_after):
         if value is not None and (value < 0 or not math.isfinite(value)):
             raise SystemExit("late policy figures are percents and days, 0 or more")
+    for name, percent in (("--per-day", policy.per_day), ("--cap", policy.cap)):
+        if percent is not None and percent > 100:
+            raise SystemExit(f"{name} is a percent of the points: at most 100, not {percent:g}")
     with course.gradebook() as gb:
         ensure_table(gb.engine)
         gb.db.merge(LatePolicy(id=1, per_day=policy.per_day, cap=policy.cap,

@@ -22,7 +22,8 @@ from traitlets.config import Config
 from coursekit.classroom.course import check_result
 from coursekit.classroom.deadlines import read_lateness
 from coursekit.classroom.page_style import slim
-from coursekit.classroom.runs import latest_runs
+from coursekit.classroom.printable import printable
+from coursekit.classroom.runs import ensure_table, latest_runs
 from coursekit.classroom.safe_html import FEEDBACK_SCRIPTS, policy_meta, render_safely
 
 # autoescaped: notes quote file names and messages from submissions
@@ -48,9 +49,15 @@ def make_feedback(
     are rendered `workers` at a time (default: one per core), each by its own nbgrader (its
     log on stderr if verbose)."""
     with course.gradebook() as gb:
+        ensure_table(gb.engine)  # a course not graded yet has no runs, not a broken database
         latest = latest_runs(gb.db)
         late = read_lateness(gb.db, latest)
     runs = [r for r in latest.values() if student in (None, r.student_id)]
+    if student is not None and not runs:
+        raise SystemExit(
+            f"no graded submission for student '{printable(student)}': check the id "
+            "(`minigrad-course table` lists them), or grade first"
+        )
     jobs = [(str(course.root), course.db_url, r.student_id, r.assignment_id,
              r.result["notes"] + _late_note(late.get((r.student_id, r.assignment_id)), r.score),
              r.max_score, [c["notebook"] for c in r.result["cells"]], verbose)
