@@ -234,8 +234,10 @@ def _explain(exc: Exception) -> str:
         return ("the disk is full. Nothing graded so far is lost: free some space and run the "
                 "same command again, it goes on where it stopped.")  # fmt: skip
     if type(exc).__name__ == "OperationalError":  # SQLAlchemy: the gradebook's database
-        return (f"the gradebook's database cannot be used ({text}). Check --db or the "
-                "course's db_url, and that the database server is running.")  # fmt: skip
+        return (
+            f"the gradebook's database cannot be used ({text}). Check --db or the URL in "
+            "the course's gradebook_url file, and that the database server is running."
+        )
     if isinstance(exc, FileNotFoundError):
         return f"{text}. Check the path."
     return text

@@ -227,6 +227,30 @@ def test_a_parcel_carries_bytes_and_no_instructor_path(leaf_class, tmp_path):
     assert not any(name.startswith("submitted/ben") for name in parcel["course"])
 
 
+def test_the_gradebook_url_stays_with_the_instructor(tmp_path):
+    """`init --db URL`: the URL (it may hold a password) is kept in a file of its own, readable
+    by the course's owner only; the course still uses it, and no parcel carries it."""
+    import pickle
+
+    from coursekit.classroom.cluster import make_parcel
+    from coursekit.classroom.course import GRADEBOOK_URL_FILE, Course
+    from coursekit.classroom.grade_one import Job
+    from coursekit.classroom.supervisor import Limits
+    from coursekit.classroom.template import build_template
+
+    url = f"sqlite:///{tmp_path / 'gradebook-s3cret.db'}"
+    course = tmp_path / "course"
+    run("init", course, "--solutions", toy_solutions(tmp_path / "solutions"), "--cpu-only",
+        "--db", url)  # fmt: skip
+    assert Course.at(course).config().CourseDirectory.db_url == url
+    assert (course / GRADEBOOK_URL_FILE).stat().st_mode & 0o777 == 0o600
+    hand_in(course, "ada", answered(course))
+    db = build_template(Course.at(course), tmp_path / "template.db")
+    job = Job(str(course), "ada", "toy", 7, str(tmp_path / "job"), str(db))
+    parcel = make_parcel(Course.at(course), job, Limits(), "m:f")
+    assert b"s3cret" not in pickle.dumps(parcel)
+
+
 def test_a_parcel_gives_the_worker_the_same_job_time_limits_included(tmp_path):
     from dataclasses import replace
 

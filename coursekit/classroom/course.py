@@ -15,6 +15,23 @@ from coursekit.classroom.printable import printable
 
 CONFIG_FILE = "nbgrader_config.py"
 PIPELINE_DIR = ".pipeline"  # the pipeline's own working files, never a student's
+# The gradebook's URL when it is not nbgrader's default gradebook.db (`init --db`): a file of
+# its own, readable by the course's owner only, as it may hold a password; nbgrader_config.py,
+# which goes to grading workers, reads it from there (read_gradebook_url).
+GRADEBOOK_URL_FILE = "gradebook_url"
+
+
+def read_gradebook_url(c: Config, config_file: str) -> None:
+    """Called by nbgrader_config.py: the gradebook's URL from the file beside it, if any."""
+    path = Path(config_file).with_name(GRADEBOOK_URL_FILE)
+    if path.is_file():
+        c.CourseDirectory.db_url = path.read_text().strip()
+
+
+def write_gradebook_url(root: Path, db_url: str) -> None:
+    descriptor = os.open(root / GRADEBOOK_URL_FILE, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w") as sink:
+        sink.write(db_url + "\n")
 
 
 def use_venv_tools() -> None:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import nbformat
 
-from coursekit.classroom.course import CONFIG_FILE, Course, check_result
+from coursekit.classroom.course import CONFIG_FILE, Course, check_result, write_gradebook_url
 from coursekit.classroom.roster import import_roster, read_roster
 from coursekit.classroom.runs import ensure_table
 from coursekit.content import folder as content_folder
@@ -35,7 +35,11 @@ CONFIG = """\
 c = get_config()  # noqa: F821
 c.CourseDirectory.course_id = {course_id!r}
 c.Exchange.root = {exchange!r}
-{db_line}
+# the gradebook, when not gradebook.db here: its URL is in a file of its own (it may hold a
+# password, and this file goes to grading workers, which never need it)
+from coursekit.classroom.course import read_gradebook_url  # noqa: E402
+
+read_gradebook_url(c, __file__)  # noqa: F821
 # Feedback never shows a hidden test: nbgrader's ClearHiddenTests removes their source, and
 # HideHiddenTests drops traceback lines and output that would quote it.
 c.GenerateFeedback.preprocessors = [
@@ -124,12 +128,12 @@ def _build(dest, assignments, cpu_only, db_url, rows, exchange, course_id) -> Co
     if not exchange.exists():  # an existing one (shared by courses) is its admin's to set
         exchange.mkdir(parents=True)
         exchange.chmod(EXCHANGE_MODE)
-    db_line = f"c.CourseDirectory.db_url = {db_url!r}" if db_url else ""
+    if db_url:
+        write_gradebook_url(dest, db_url)
     (dest / CONFIG_FILE).write_text(
         CONFIG.format(
             course_id=course_id,
             exchange=str(exchange),
-            db_line=db_line,
             sealed_lines=sealed_config(assignments),
         )
     )
