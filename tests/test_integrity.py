@@ -722,10 +722,11 @@ def _index(cells, grade_id: str) -> int:
     return next(i for i, c in enumerate(cells) if _meta(c).get("grade_id") == grade_id)
 
 
-def _duplicate_with_wrong_copy_after(cells):
+def _duplicate_with_wrong_copy_before(cells):
+    """The last copy is graded, as running the notebook defines it last."""
     wrong = copy.deepcopy(cells[_index(cells, SECOND)])
     wrong["source"] = STUBS[SECOND]
-    cells.append(wrong)
+    cells.insert(_index(cells, SECOND), wrong)
 
 
 def _delete(cells):
@@ -749,7 +750,7 @@ def _strip_metadata(cells):
 
 
 CELL_EDITS = {
-    "duplicated": (_duplicate_with_wrong_copy_after, FULL_CPU, "appears 2 times"),
+    "duplicated": (_duplicate_with_wrong_copy_before, FULL_CPU, "appears 2 times"),
     "deleted": (_delete, ONLY_L3, "missing from the submission"),
     "retyped": (_retype, ONLY_L3, "changed into a markdown cell"),
     "reordered": (_answers_last, FULL_CPU, "reordered"),
@@ -770,6 +771,25 @@ def test_7_duplicated_deleted_retyped_reordered_cells_and_stripped_metadata(
     assert points(result) == expected
     assert any(note in n for n in result.notes), result.notes
     assert_next_student_graded(contract, tmp_path)
+
+
+def test_7_the_copy_the_repair_keeps_is_the_copy_graded(contract, tmp_path):
+    """The class pipeline repairs a submission before its sealed run: of a duplicated answer
+    cell, repair keeps the last copy's metadata and says that copy is graded. The sealed run
+    grades that one, not the earlier copy it could still find by its cell id."""
+    from coursekit.classroom.repair import repair_submission
+
+    def stub_copy_after(cells):
+        right = cells[_index(cells, SECOND)]
+        cells.insert(_index(cells, SECOND) + 1, {**copy.deepcopy(right), "source": STUBS[SECOND]})
+
+    write(_edit(submission(), stub_copy_after), tmp_path / "submitted")
+    released = {"leaf_nodes": write(RELEASE_NB, tmp_path / "release")}
+    repair = repair_submission(tmp_path / "submitted", tmp_path / "repaired", released)
+    assert any("the last copy is graded" in n for n in repair.notes), repair.notes
+    result = grade(contract, tmp_path / "repaired" / "leaf_nodes.ipynb")
+    assert points(result) != FULL_CPU  # the last copy is the stub
+    assert not any("appears 2 times" in n for n in result.notes), result.notes
 
 
 def test_7_renamed_notebook_and_invalid_json(contract, tmp_path, in_kernel):

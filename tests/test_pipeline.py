@@ -177,9 +177,13 @@ def run(*argv) -> None:
 
 # --- broken submissions: each reported with a reason, graded as far as it can be --------------
 def _duplicated(course):
+    """A wrong first try above each answer: the last copy is graded (the repair's note says
+    so, and the sealed run must grade that copy, not the one repair took the metadata off)."""
     nb = answered(course)
-    nb.cells.insert(3, copy.deepcopy(nb.cells[2]))
-    nb.cells.insert(8, copy.deepcopy(nb.cells[7]))
+    for index, name, wrong in [(5, "mul", "a + b"), (2, "add", "a - b")]:
+        first_try = copy.deepcopy(nb.cells[index])
+        first_try.source = f"def {name}(a, b):\n    return {wrong}"
+        nb.cells.insert(index, first_try)
     return nb
 
 

@@ -85,16 +85,19 @@ def _choose(grade_id: str, found: list, notes: list[str]):
     if not found:
         notes.append(f"answer cell {grade_id} is missing from the submission: graded as empty")
         return None
+    # a copy that kept its metadata over one known by its cell id only (the class pipeline's
+    # repair takes the metadata off every copy but the one it grades)
+    found = [f for f in found if f[2] == "metadata"] or found
     code = [(pos, cell, how) for pos, cell, how in found if cell.get("cell_type") == "code"]
-    if len(found) > 1:
+    if len(found) > 1:  # the last, as running the notebook top to bottom defines it last
         notes.append(
-            f"answer cell {grade_id} appears {len(found)} times: the first code copy is graded"
+            f"answer cell {grade_id} appears {len(found)} times: the last code copy is graded"
         )
     if not code:
-        kind = found[0][1].get("cell_type")
+        kind = found[-1][1].get("cell_type")
         notes.append(f"answer cell {grade_id} was changed into a {kind} cell: graded as empty")
         return None
-    position, cell, how = code[0]
+    position, cell, how = code[-1]
     if how == "cell id":
         notes.append(
             f"answer cell {grade_id} had lost its nbgrader metadata: matched by its cell id"
