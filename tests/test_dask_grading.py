@@ -410,6 +410,72 @@ def test_cuda_cells_go_to_a_gpu_worker_or_say_there_is_none(cluster, tmp_path):
     assert scores[("ada", "toy")] == {**TOY, "test_cuda_toy": 0}
 
 
+GRADE_WITH_GRACE = """
+import sys
+
+from coursekit.classroom import cluster
+from coursekit.classroom.course import Course
+from coursekit.classroom.grade import grade_class
+
+cluster.GPU_GRACE_S = float(sys.argv[3])  # a GPU worker gone this long is gone for good
+grade_class(Course.at(sys.argv[1]), scheduler=sys.argv[2])
+"""
+
+
+@FAULTS
+def test_gpu_jobs_go_to_cpu_workers_when_the_gpu_worker_leaves_for_good(cluster, tmp_path):
+    from distributed import Client
+
+    course = tmp_path / "course"
+    run("init", course, "--solutions", toy_solutions(tmp_path / "solutions"))  # CUDA cell kept
+    students = ["s1", "s2", "s3"]
+    slow = answered(course)  # each takes seconds, so the kill lands mid-job
+    slow.cells[2].source = "import time\ntime.sleep(3)\n" + slow.cells[2].source
+    for student in students:
+        hand_in(course, student, slow)
+    c = cluster()
+    c.add_worker("cpu")
+    gpu_home = c.add_worker("gpu", "--resources", "GPU=1")
+    workers = c.wait_for(["cpu", "gpu"])
+    gpu = workers["gpu"]["address"]
+    # in a process of its own: without the fallback it waits for a GPU worker for ever
+    grading = subprocess.Popen(
+        [sys.executable, "-c", GRADE_WITH_GRACE, str(course), c.address, "3"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(
+            p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p)},
+    )  # fmt: skip
+    try:
+        with Client(c.address, timeout=60) as client:
+            deadline = time.monotonic() + 120
+            while not client.processing(gpu).get(gpu):
+                assert time.monotonic() < deadline, "the GPU worker never got a job"
+                assert grading.poll() is None, grading.stderr.read()
+                time.sleep(0.2)
+            time.sleep(1)  # inside the job
+        c.kill("gpu")  # for good: the class's GPU jobs now have no worker to go to
+        _, stderr = grading.communicate(timeout=90)
+    except subprocess.TimeoutExpired:
+        pytest.fail("`grade` still waits for the GPU worker that left")
+    finally:
+        if grading.poll() is None:  # still ours (not reaped): a hung `grade`
+            _kill_tree(grading.pid)
+            grading.wait()
+    assert grading.returncode == 0, stderr
+    said = "no GPU worker for 3 s: 3 submissions graded on CPU workers, their CUDA cells not run"
+    assert stderr.count(said) == 1, stderr
+    stored = runs(sqlite_url(course))
+    assert sorted(r["student_id"] for r in stored) == students  # each stored exactly once
+    for student, result in results(course).items():
+        assert result["worker"]["address"] == workers["cpu"]["address"], student
+        cuda = [(x["score"], x["status"], x["message"]) for x in result["cells"]
+                if x["cell"] == "test_cuda_toy"]  # fmt: skip
+        assert cuda == [(0.0, "not run", "not run: no GPU worker")], student
+    scores = gradebook_scores(sqlite_url(course))
+    assert scores == {(s, "toy"): {**TOY, "test_cuda_toy": 0} for s in students}
+    _assert_no_process_left_in(gpu_home)  # its grading processes died with it
+
+
 @SCORES
 def test_a_file_name_from_a_parcel_or_a_reply_stays_inside_its_folder(tmp_path):
     from coursekit.classroom.cluster import _write_inside

@@ -11,7 +11,9 @@ bytes. The one gradebook writer stays on the instructor's side (grade.py).
 
 A job whose hidden tests include CUDA cells asks for a worker started with
 `--resources GPU=1`; with none connected it runs on any worker and its CUDA cells say
-"not run: no GPU worker". A worker that dies mid-job is replaced by another (Dask
+"not run: no GPU worker". So do the GPU jobs left waiting when the GPU workers leave and none
+comes back within GPU_GRACE_S: they are cancelled and graded again on the other workers,
+said once on the grade's stream. A worker that dies mid-job is replaced by another (Dask
 reschedules its tasks); a submission that kills workers again and again (Dask's
 allowed-failures) ends as that submission's blank result, never the class's.
 """
@@ -24,7 +26,9 @@ import multiprocessing
 import os
 import shutil
 import socket
+import sys
 import tempfile
+import time
 from dataclasses import asdict
 from pathlib import Path, PurePosixPath
 
@@ -36,16 +40,23 @@ GPU = "GPU"  # the Dask resource a GPU worker declares: dask worker ... --resour
 NO_GPU_WORKER = "not run: no GPU worker"
 RETRIES = 1  # an exception inside the task (a worker that died is rescheduled apart from this)
 CONNECT_S = 30
+# GPU jobs wait this long for a GPU worker to (re)connect, then go to the other workers (their
+# CUDA cells not run): a worker restart fits in it, an instructor is not kept waiting for one
+# that left for good. Read when grading starts (a test may shorten it).
+GPU_GRACE_S = 60.0
+GPU_CHECK_S = 5.0  # how often, while GPU jobs are graded, the scheduler is asked for its workers
 
 
 class ClusterError(SystemExit):
     """The cluster cannot grade (no worker, a misconfigured one): what to do, in a sentence."""
 
 
-def run_jobs_on_dask(course, jobs: list[Job], scheduler: str, limits, grader: str, logs: Path):
+def run_jobs_on_dask(
+    course, jobs: list[Job], scheduler: str, limits, grader: str, logs: Path, stream=None
+):
     """(jobs graded at a time, an iterator of (job, result or None, problem) as jobs finish),
     as supervisor.run_jobs yields them. A result's graded notebooks are written under the
-    job's work_dir: its autograded_dir."""
+    job's work_dir: its autograded_dir. `stream` gets a line when GPU jobs go to CPU workers."""
     from distributed import Client
 
     logs.mkdir(parents=True, exist_ok=True)
@@ -62,45 +73,142 @@ def run_jobs_on_dask(course, jobs: list[Job], scheduler: str, limits, grader: st
         client.close()
         raise
     at_a_time = sum(w["nthreads"] for w in workers.values())
-    return at_a_time, _graded(client, course, jobs, workers, limits, grader, logs)
+    graded = _graded(client, course, jobs, workers, limits, grader, logs, stream or sys.stderr)
+    return at_a_time, graded
 
 
-def _graded(client, course, jobs, workers, limits, grader, logs):
-    from distributed import as_completed
-
+def _graded(client, course, jobs, workers, limits, grader, logs, stream):
     with client:  # closing it (also when the caller stops early) cancels what is left
-        has_gpu = any(w["resources"].get(GPU, 0) >= 1 for w in workers.values())
         gpu_jobs = {a: needs_gpu(course, a) for a in {job.assignment for job in jobs}}
+        gpu = _GpuWatch(client, _has_gpu(workers))
+        gpu_left = sum(gpu_jobs[job.assignment] for job in jobs)  # watched while some are
         # parcels hold files: a few per worker thread in flight, not the whole class
         window = max(8, 2 * sum(w["nthreads"] for w in workers.values()))
+        # every job in flight has exactly one future here: a cancelled one is dropped first
         pending, futures = list(reversed(jobs)), {}
 
         def submit(job):
-            gpu = gpu_jobs[job.assignment]
+            wants = gpu_jobs[job.assignment]
             future = client.submit(
                 grade_parcel,
                 make_parcel(course, job, limits, grader),
                 key=f"grade-{Path(job.work_dir).name}-{os.urandom(4).hex()}",
-                resources={GPU: 1} if gpu and has_gpu else None,
+                resources={GPU: 1} if wants and gpu.connected else None,
                 retries=RETRIES,
                 pure=False,
             )
-            futures[future] = (job, gpu and not has_gpu)
-            return future
+            futures[future] = (job, wants and not gpu.connected)
 
-        finished = as_completed([submit(pending.pop()) for _ in range(min(window, len(jobs)))])
-        for future in finished:
-            job, gpu_missing = futures.pop(future)
-            if pending:
-                finished.add(submit(pending.pop()))
-            try:
-                reply = future.result()
-            except Exception as error:  # KilledWorker, or the task raised RETRIES + 1 times
-                yield job, None, _failure(error)
-                continue
-            finally:
-                future.release()
-            yield job, *_unpack(job, reply, logs, gpu_missing)
+        for _ in range(min(window, len(jobs))):
+            submit(pending.pop())
+        while futures:
+            done = _done(futures, timeout=gpu.every if gpu_left else None)
+            change = gpu.check() if gpu_left else None
+            if change is False:  # none for the grace period: its jobs go to the others
+                waiting = [
+                    f
+                    for f, (job, missing) in futures.items()
+                    if gpu_jobs[job.assignment] and not missing and not f.done()
+                ]
+                client.cancel(waiting)
+                for future in waiting:
+                    submit(futures.pop(future)[0])
+                later = sum(gpu_jobs[job.assignment] for job in pending)
+                if waiting or later:
+                    _say(stream, _gpu_gone(gpu.grace, len(waiting), later))
+            elif change and gpu.fell_back:
+                _say(stream, "a GPU worker connected: the next GPU submissions go to it")
+            for future in done:
+                if future not in futures:  # cancelled above
+                    continue
+                job, gpu_missing = futures.pop(future)
+                gpu_left -= gpu_jobs[job.assignment]
+                if pending:
+                    submit(pending.pop())
+                try:
+                    reply = future.result()
+                except Exception as error:  # KilledWorker, or the task raised RETRIES + 1 times
+                    yield job, None, _failure(error)
+                    continue
+                finally:
+                    future.release()
+                yield job, *_unpack(job, reply, logs, gpu_missing)
+
+
+def _done(futures, timeout: float | None) -> list:
+    """The futures that are done, in the order they were submitted, once one is or after
+    `timeout` seconds (then maybe none)."""
+    import asyncio
+    from concurrent.futures import CancelledError
+
+    from distributed import wait
+
+    try:
+        wait(list(futures), timeout=timeout, return_when="FIRST_COMPLETED")
+    except (TimeoutError, asyncio.TimeoutError):
+        pass
+    except CancelledError:  # cancelled elsewhere (a lost scheduler): its result() says so
+        pass
+    return [future for future in futures if future.done()]
+
+
+def _gpu_gone(grace: float, moved: int, later: int) -> str:
+    """The line for the instructor: `moved` GPU jobs left waiting, `later` not started yet."""
+    line = (
+        f"no GPU worker for {grace:g} s: {moved + later} submissions graded on CPU workers, "
+        "their CUDA cells not run"
+    )
+    if later:
+        line += f" ({later} not started yet: those go to a GPU worker if one connects first)"
+    return line
+
+
+def _say(stream, line: str) -> None:
+    """One line between the progress lines (on a terminal, below the one being redrawn)."""
+    tty = getattr(stream, "isatty", lambda: False)()
+    stream.write(("\n" if tty else "") + line + "\n")
+    stream.flush()
+
+
+def _has_gpu(workers: dict) -> bool:
+    return any(w["resources"].get(GPU, 0) >= 1 for w in workers.values())
+
+
+def _workers(client) -> dict:
+    """The scheduler's workers, all of them (newer Dask gives a few unless asked for all)."""
+    try:
+        return client.scheduler_info(n_workers=-1)["workers"]
+    except TypeError:  # a Dask before n_workers: it gives them all
+        return client.scheduler_info()["workers"]
+
+
+class _GpuWatch:
+    """Whether GPU jobs go to a GPU worker: check() asks the scheduler, at most every `every`
+    seconds, whether one is connected."""
+
+    def __init__(self, client, connected: bool):
+        self.client, self.connected = client, connected
+        self.grace = GPU_GRACE_S
+        self.every = min(GPU_CHECK_S, self.grace / 3)
+        self.seen = self.checked = time.monotonic()
+        self.fell_back = False
+
+    def check(self) -> bool | None:
+        """True when a GPU worker has just connected (again), False when none has been
+        connected for the grace period (GPU jobs then go to the other workers), else None."""
+        now = time.monotonic()
+        if now - self.checked < self.every:
+            return None
+        self.checked = now
+        if _has_gpu(_workers(self.client)):
+            self.seen = now
+            if not self.connected:
+                self.connected = True
+                return True
+        elif self.connected and now - self.seen >= self.grace:
+            self.connected, self.fell_back = False, True
+            return False
+        return None
 
 
 def check_workers(client, scheduler: str) -> dict:
@@ -120,7 +228,7 @@ def check_workers(client, scheduler: str) -> dict:
             "start them with `dask worker --no-nanny ...`, or with "
             "DASK_DISTRIBUTED__WORKER__DAEMON=False in their environment"
         )
-    return client.scheduler_info()["workers"]
+    return _workers(client)
 
 
 def worker_facts() -> dict:

@@ -57,7 +57,7 @@ def grade_class(
         if force:  # cut short, the next `grade` finishes it (forced.py)
             forced.start(course, [(who, a) for who, a, *_ in plan])
         limits, sealed = limits or Limits(), sealed or SealedTimes()
-        executor = _executor(course, workers, limits, grader, scheduler)
+        executor = _executor(course, workers, limits, grader, scheduler, stream)
         written = _grade(course, plan, executor, cell_timeout, stream, sealed)
         with course.gradebook() as gb:
             apply_penalties(gb.db, student)  # an appeal: that student's alone
@@ -110,13 +110,13 @@ def _plan(course, force: bool, student: str | None, stream) -> list[tuple]:
     return plan
 
 
-def _executor(course, workers, limits, grader, scheduler):
+def _executor(course, workers, limits, grader, scheduler, stream):
     """jobs -> (number graded at a time, iterator of (job, result or None, problem))."""
     logs = course.work / "logs"
     if scheduler:
         from coursekit.classroom.cluster import run_jobs_on_dask
 
-        return lambda jobs: run_jobs_on_dask(course, jobs, scheduler, limits, grader, logs)
+        return lambda jobs: run_jobs_on_dask(course, jobs, scheduler, limits, grader, logs, stream)
 
     def local(jobs):
         at_a_time = max(1, min(workers or os.cpu_count() or 1, len(jobs)))
