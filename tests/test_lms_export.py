@@ -47,8 +47,7 @@ MOODLE = f"""\
 ID number,Email address,First name,Last name,a1,a1 feedback,a2,a2 feedback
 S1,ada@uni.edu,Ada,Lovelace,3,,4,
 S2,ben@uni.edu,Ben,'=1+1,1.7,"{BEN_LATE}",,not handed in
-,,Cy,,,not handed in,5,graded with problems: a syntax error in cell 3
-"""
+"""  # cy has neither id: Moodle would file a row with its identifier empty under ben's
 SCORES = {  # (student, assignment) -> ({cell: score}, handed in, run status, notes)
     ("ada", "a1"): ({"t1": 2, "t2": 1}, datetime(2026, 11, 30, 12), "graded", []),
     ("ada", "a2"): ({"t1": 4}, datetime(2026, 12, 5), "graded", []),
@@ -102,13 +101,15 @@ def test_canvas_layout_with_points_possible_late_and_missing_work(small_class, c
     text, warned = _export(small_class, "canvas", capsys)
     assert text.replace("\r\n", "\n") == CANVAS
     assert "1 student(s) have no lms_user_id, sis_id or sis_login_id" in warned
+    assert "2 score(s) are empty" in warned  # ben's a2, cy's a1
     assert "cy" in warned and "Traceback" not in warned
 
 
 def test_moodle_layout_with_feedback_in_words(small_class, capsys):
     text, warned = _export(small_class, "moodle", capsys)
     assert text.replace("\r\n", "\n") == MOODLE
-    assert "1 student(s) have no sis_id or email" in warned
+    assert "1 student(s) have no sis_id or email" in warned and "left out" in warned
+    assert "1 score(s) are empty" in warned  # ben's a2: cy's row is not written
 
 
 def test_the_plain_csv_has_status_late_and_the_rosters_lms_columns(small_class, capsys):
