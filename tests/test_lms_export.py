@@ -286,6 +286,26 @@ def test_moodle_files_every_row_under_its_own_student_whichever_id_is_mapped(sma
     assert [r["ID number"] for r in rows] == ["S1", "S2"]  # cy (no id) is left out
 
 
+def test_the_canvas_mirrors_agree_with_canvas_own_spec():
+    """The helpers above give what gradebook_importer_spec.rb expects of the importer."""
+    spec = {"123,4": "123.4", "1.234,5": "1234.5", "12.34,5": "1234.5", "-1.234,50": "-1234.50",
+            "1.234.5": "1234.5", "1,234,5": "1234.5", "57,4%": "57.4%", "-4.200,30%": "-4200.30%",
+            "123.43": "123.43", "45,678.12": "45678.12", "45.678,23": "45678.23",
+            "Merkel 1,0, Angela": "Merkel 1,0, Angela"}  # fmt: skip
+    assert {field: _canvas_number(field) for field in spec} == spec
+    semicolons = [
+        "Student;ID;Section;Aufgabe 1;Aufgabe 2;Final Score",
+        "Points Possible;;;10000,54;100,00;",
+        '"Merkel 1,0, Angela";1;Mein Kurs;123,4;57,4%;',
+    ]
+    commas = [
+        "Student,ID,Section,Assignment 1,Assignment 2,Final Score",
+        "Points Possible,,,1000,50000,",
+        'C. Iulius Caesar,1,,123.43,"45,678.12",99%',
+    ]
+    assert (_canvas_delimiter(semicolons), _canvas_delimiter(commas)) == (";", ",")
+
+
 def test_canvas_title_and_moodle_identifier_rules():
     assert canvas_title_problem("a1") == ""
     assert "assignment id" in canvas_title_problem("hw (2)")
