@@ -103,7 +103,7 @@ def _export(course, layout, capsys) -> tuple[str, str]:
 def test_canvas_layout_with_points_possible_late_and_missing_work(small_class, capsys):
     text, warned = _export(small_class, "canvas", capsys)
     assert text.replace("\r\n", "\n") == CANVAS
-    assert "1 student(s) have no lms_user_id, sis_id or sis_login_id" in warned
+    assert "1 student(s) have no lms_user_id (a number), sis_id or sis_login_id" in warned
     assert "2 score(s) are empty" in warned  # ben's a2, cy's a1
     assert "cy" in warned and "Traceback" not in warned
 
@@ -111,7 +111,7 @@ def test_canvas_layout_with_points_possible_late_and_missing_work(small_class, c
 def test_moodle_layout_with_feedback_in_words(small_class, capsys):
     text, warned = _export(small_class, "moodle", capsys)
     assert text.replace("\r\n", "\n") == MOODLE
-    assert "1 student(s) have no sis_id or email" in warned and "left out" in warned
+    assert "1 student(s) have no sis_id or no email" in warned and "left out" in warned
     assert "1 score(s) are empty" in warned  # ben's a2: cy's row is not written
 
 
@@ -316,3 +316,23 @@ def test_canvas_title_and_moodle_identifier_rules():
     who["ben"]["sis_id"] = "S2"
     assert moodle_identifiers(["ada", "ben", "cy"], who)[0] == [
         ("ID number", "sis_id"), ("Email address", "email")]  # fmt: skip
+
+
+def test_an_lms_user_id_canvas_would_misread_is_left_out_of_the_id_column(
+    small_class, capsys, monkeypatch
+):
+    """Canvas looks the ID cell up as a number (Ruby's to_i: "12abc" reads 12, another user)."""
+    from coursekit.classroom import export_lms
+
+    read = export_lms._read
+
+    def with_bad_id(course):
+        book, who = read(course)
+        who["ada"] = {**who["ada"], "lms_user_id": "12abc"}
+        return book, who
+
+    monkeypatch.setattr(export_lms, "_read", with_bad_id)
+    text, warned = _export(small_class, "canvas", capsys)
+    ada = next(r for r in csv.reader(io.StringIO(text)) if r[0] == "Lovelace, Ada")
+    assert ada[1:3] == ["", "S1"]
+    assert "1 student(s) have an lms_user_id that is not a number" in warned and "ada" in warned

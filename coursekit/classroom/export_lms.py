@@ -76,14 +76,14 @@ def export_canvas(course, path: Path) -> list[str]:
                      cell_text(person.get("section", "")),
                      *(_score(book, student, a) for a in book.assignments)])  # fmt: skip
     _write(path, rows)
-    keys = ("lms_user_id", "sis_id", "sis_login_id")
-    unmatched = [s for s in book.students if not any(who.get(s, {}).get(k) for k in keys)]
-    warnings = _warn(unmatched, "no lms_user_id, sis_id or sis_login_id", "Canvas",
-                     "Canvas can match their rows only by the Student name")  # fmt: skip
     ids = {s: who.get(s, {}).get("lms_user_id", "") for s in book.students}
+    sis = {s: any(who.get(s, {}).get(k) for k in ("sis_id", "sis_login_id")) for s in ids}
+    unmatched = [s for s in book.students if not ids[s].isdigit() and not sis[s]]
+    warnings = _warn(unmatched, "no lms_user_id (a number), sis_id or sis_login_id",
+                     "Canvas can match their rows only by the Student name")  # fmt: skip
     warnings += _warn([s for s, i in ids.items() if i and not i.isdigit()],
-                      "an lms_user_id that is not a number (Canvas's user ids are)", "Canvas",
-                      "their ID cells are left empty for Canvas to match the SIS ids")  # fmt: skip
+                      "an lms_user_id that is not a number (Canvas's user ids are)",
+                      "their ID cells are left empty")  # fmt: skip
     for name in book.assignments:
         why = canvas_title_problem(name)
         if why:
@@ -121,8 +121,8 @@ def export_moodle(course, path: Path) -> list[str]:
         rows.append(row)
     _write(path, rows)
     left_out = [s for s in book.students if s not in students]
-    lacking = " or ".join(field for _, field in keys)
-    warnings = _warn(left_out, f"no {lacking}", "Moodle",
+    lacking = " or no ".join(field for _, field in keys)
+    warnings = _warn(left_out, f"no {lacking}",
                      "their rows are left out (Moodle files a row whose identifier is empty "
                      "under the student above it)")  # fmt: skip
     large = sorted({a for s in students for a in book.assignments
@@ -189,7 +189,7 @@ def _write(path: Path, rows: list[list[str]]) -> None:
         csv.writer(handle).writerows(rows)
 
 
-def _warn(students: list[str], lacking: str, lms: str, so: str) -> list[str]:
+def _warn(students: list[str], lacking: str, so: str) -> list[str]:
     from coursekit.classroom.printable import printable
 
     if not students:
