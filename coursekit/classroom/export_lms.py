@@ -1,26 +1,47 @@
 """Grades in the layouts an LMS gradebook imports: Canvas and Moodle.
 
-Canvas ("Import" in its Gradebook): columns Student ("Last, First"), ID (Canvas's user id),
-SIS User ID, SIS Login ID, Section, then one column per assignment, named as the assignment
-(Canvas matches it to an assignment of that name or creates one), and a second row "Points
-Possible" with each assignment's points. Canvas matches a row by ID, else SIS User ID, else
-SIS Login ID: the roster's lms_user_id, sis_id and sis_login_id (roster.py). Canvas's import
-has no column for lateness or notes (its own late policy works from its own submission
-times), so the score written is the one after this course's late penalty; the plain CSV
-(export.py) keeps the details.
+What each importer does with these files was read in its source; the test in
+tests/test_lms_export.py names the files and commits and checks our output against them.
 
-Moodle ("Import" > "CSV file" in its gradebook, mapping the columns on its form): ID number
-and Email address (either identifies the student), First name, Last name, then per assignment
-its score and a feedback column ("<assignment> feedback", mapped to that item's feedback)
-saying late, the penalty and any problems in words.
+Canvas ("Import" in its Gradebook; app/models/gradebook_importer.rb): the header row must
+start `Student`, `ID` and end its student columns with `Section`; `SIS User ID` then
+`SIS Login ID` after `ID` are read as ids. Every other column is an assignment: a title
+"Name (123)" is read as Canvas's assignment 123, else an assignment titled exactly as the
+column (ours: the nbgrader name) is used, else Canvas creates one; a title holding "Current
+Score", "Final Grade" and the like is dropped as a total. A row whose first cell holds
+"Points Possible" gives each assignment's points (a new assignment is created with them; an
+existing one keeps its own, as the upload page sends only grades for it). A row is matched by
+ID (Canvas's user id, a number: our lms_user_id, written only when it is digits), else SIS
+User ID, else SIS Login ID (the roster's sis_id, sis_login_id), else by the Student cell equal
+to a user's name or sortable name ("Last, First"); a row matched by none becomes an unknown
+student of the upload. In every column a cell that looks like a number has its last "," or
+"." read as the decimal point and the others dropped ("1,5" reads 1.5). Canvas has no column
+for lateness or notes (its late policy works from its own submission times), so the score
+written is the one after this course's late penalty; the plain CSV (export.py) keeps the
+details.
 
-Both: an empty score is "not handed in" (the LMS leaves the grade as it is: its own missing
-policy applies); names and notes are spreadsheet-safe (spreadsheet.cell_text).
+Moodle ("Import" > "CSV file" in its gradebook; grade/import/csv/classes/load_data.php):
+the instructor maps exactly one column to identify the user (here `ID number`, the roster's
+sis_id, to idnumber, or `Email address` to email) and each other column to a grade item, an
+item's feedback, a new item or nothing. A row whose identifier is empty is not skipped: its
+grades go to the student of the row above (on the first row, the import stops), so a student
+who lacks an identifier the file carries is left out of it (and warned of), and an identifier
+column is written only when every row written has it. Per assignment: its score and
+"<assignment> feedback" (late and the penalty, problems, "not handed in", in words) to map to
+that item's feedback. Moodle refuses the import of a score over 100 unless its site allows
+unlimited grades.
+
+Both: a score is a plain decimal ("1.7"). An empty score is work not handed in, and it is no
+"leave as it is": Moodle sets the item to no grade, Canvas's upload page sends the empty cell
+as the new grade where Canvas holds one (listing it as a change first); the warnings count
+them. Names, sections and notes are spreadsheet-safe (spreadsheet.cell_text): an escaped
+name no longer equals the LMS's, which matters only where no id matched.
 """
 
 from __future__ import annotations
 
 import csv
+import re
 from pathlib import Path
 
 from coursekit.classroom import scores as read
@@ -29,44 +50,99 @@ from coursekit.classroom.table import ClassScores, class_scores
 
 CANVAS_IDS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 MOODLE_IDS = ("ID number", "Email address", "First name", "Last name")
+# Moodle's identifier columns: the header and the roster's field behind it.
+MOODLE_KEYS = (("ID number", "sis_id"), ("Email address", "email"))
+# Canvas drops an assignment column whose title holds one of these (its totals' columns).
+CANVAS_TOTALS = ("Current Score", "Current Points", "Current Grade", "Final Score",
+                 "Final Points", "Final Grade", "Override Score", "Override Grade",
+                 "Override Status")  # fmt: skip
+CANVAS_TITLE_WITH_ID = re.compile(r"\A(.*)\s\((\d+)\)\Z")  # "Name (123)": assignment 123
+MOODLE_LARGEST = 100  # Moodle's limit on an imported grade unless unlimited grades are on
 
 
 def export_canvas(course, path: Path) -> list[str]:
     """Write Canvas's gradebook import CSV at path; the warnings (students Canvas cannot
-    match) as lines for the instructor."""
+    match by an id, assignment names it would misread, empty scores) as lines."""
     book, who = _read(course)
-    points = [f"{p:g}" for p in book.possible.values()]
-    rows = [[*CANVAS_IDS, *book.assignments], ["Points Possible", "", "", "", "", *points]]
+    header = [*CANVAS_IDS, *map(cell_text, book.assignments)]
+    points = [_points(p) for p in book.possible.values()]
+    rows = [header, ["Points Possible", "", "", "", "", *points]]
     for student in book.students:
         person = who.get(student, {})
         name = ", ".join(filter(None, (person.get("last_name"), person.get("first_name"))))
-        rows.append([name or student, person.get("lms_user_id", ""), person.get("sis_id", ""),
-                     person.get("sis_login_id", ""), person.get("section", ""),
+        canvas_id = person.get("lms_user_id", "")
+        rows.append([cell_text(name or student), canvas_id if canvas_id.isdigit() else "",
+                     person.get("sis_id", ""), person.get("sis_login_id", ""),
+                     cell_text(person.get("section", "")),
                      *(_score(book, student, a) for a in book.assignments)])  # fmt: skip
     _write(path, rows)
-    keys = ("lms_user_id", "sis_id", "sis_login_id")
-    unmatched = [s for s in book.students if not any(who.get(s, {}).get(k) for k in keys)]
-    return _warn(unmatched, "no lms_user_id, sis_id or sis_login_id", "Canvas")
+    ids = {s: who.get(s, {}).get("lms_user_id", "") for s in book.students}
+    sis = {s: any(who.get(s, {}).get(k) for k in ("sis_id", "sis_login_id")) for s in ids}
+    unmatched = [s for s in book.students if not ids[s].isdigit() and not sis[s]]
+    warnings = _warn(unmatched, "no lms_user_id (a number), sis_id or sis_login_id",
+                     "Canvas can match their rows only by the Student name")  # fmt: skip
+    warnings += _warn([s for s, i in ids.items() if i and not i.isdigit()],
+                      "an lms_user_id that is not a number (Canvas's user ids are)",
+                      "their ID cells are left empty")  # fmt: skip
+    for name in book.assignments:
+        why = canvas_title_problem(name)
+        if why:
+            warnings.append(f"the assignment {name!r} {why}; rename it in nbgrader or edit the "
+                            "column's title in the file before importing")  # fmt: skip
+    return warnings + _empty_scores(book, book.students, "Canvas")
+
+
+def canvas_title_problem(name: str) -> str:
+    """Why Canvas's importer would not read a column titled `name` as the assignment of that
+    name ("" when it would)."""
+    if CANVAS_TITLE_WITH_ID.match(name):
+        return "ends in a number in parentheses, which Canvas reads as its assignment id"
+    if any(total in name for total in CANVAS_TOTALS):
+        return "holds the title of a Canvas total column, so Canvas ignores the column"
+    return ""
 
 
 def export_moodle(course, path: Path) -> list[str]:
     """Write a CSV for Moodle's gradebook import at path; the warnings as lines."""
     book, who = _read(course)
-    header = list(MOODLE_IDS)
+    keys, students = moodle_identifiers(book.students, who)
+    written = {h for h, _ in keys}
+    header = [h for h in MOODLE_IDS if h in written or h not in dict(MOODLE_KEYS)]
     for assignment in book.assignments:
-        header += [assignment, f"{assignment} feedback"]
+        header += [cell_text(assignment), cell_text(f"{assignment} feedback")]
     rows = [header]
-    for student in book.students:
+    for student in students:
         person = who.get(student, {})
-        row = [person.get("sis_id", ""), person.get("email", ""), person.get("first_name", ""),
-               person.get("last_name", "")]  # fmt: skip
+        row = [person[field] for _, field in keys]
+        row += [cell_text(person.get("first_name", "")), cell_text(person.get("last_name", ""))]
         for assignment in book.assignments:
-            row += [_score(book, student, assignment), _feedback(book, student, assignment)]
+            row += [_score(book, student, assignment),
+                    cell_text(_feedback(book, student, assignment))]  # fmt: skip
         rows.append(row)
     _write(path, rows)
-    keys = ("sis_id", "email")
-    unmatched = [s for s in book.students if not any(who.get(s, {}).get(k) for k in keys)]
-    return _warn(unmatched, "no sis_id or email", "Moodle")
+    left_out = [s for s in book.students if s not in students]
+    lacking = " or no ".join(field for _, field in keys)
+    warnings = _warn(left_out, f"no {lacking}",
+                     "their rows are left out (Moodle files a row whose identifier is empty "
+                     "under the student above it)")  # fmt: skip
+    large = sorted({a for s in students for a in book.assignments
+                    if (s, a) in book.scores and book.final(s, a) > MOODLE_LARGEST})  # fmt: skip
+    if large:
+        warnings.append(f"scores over {MOODLE_LARGEST} in {', '.join(large)}: Moodle refuses "
+                        "the whole import unless its site allows unlimited grades")  # fmt: skip
+    return warnings + _empty_scores(book, students, "Moodle")
+
+
+def moodle_identifiers(students: list[str], who: dict) -> tuple[list[tuple[str, str]], list]:
+    """The identifier columns to write, as (header, roster field), and the students to write:
+    every column is filled on every row written (Moodle maps any one of them). The columns
+    every student with an identifier has; when none, the one most have."""
+    have = {field: {s for s in students if who.get(s, {}).get(field)} for _, field in MOODLE_KEYS}
+    anyone = set().union(*have.values())
+    keys = [(h, field) for h, field in MOODLE_KEYS if have[field] == anyone]
+    if not keys:
+        keys = [max(MOODLE_KEYS, key=lambda key: len(have[key[1]]))]  # sis_id on a tie
+    return keys, [s for s in students if all(s in have[field] for _, field in keys)]
 
 
 def _read(course) -> tuple[ClassScores, dict]:
@@ -75,8 +151,15 @@ def _read(course) -> tuple[ClassScores, dict]:
         return book, read.identities(gb.db)
 
 
+def _points(value: float) -> str:
+    """A number as both importers read one: a plain decimal with a point, no exponent, at
+    most 4 places ("1.7", "3"), never escaped (a spreadsheet reads "-1" as a number)."""
+    text = f"{value:.4f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
+
+
 def _score(book: ClassScores, student: str, assignment: str) -> str:
-    return f"{book.final(student, assignment):g}" if (student, assignment) in book.scores else ""
+    return _points(book.final(student, assignment)) if (student, assignment) in book.scores else ""
 
 
 def _feedback(book: ClassScores, student: str, assignment: str) -> str:
@@ -92,17 +175,26 @@ def _feedback(book: ClassScores, student: str, assignment: str) -> str:
     return "; ".join(filter(None, said))
 
 
+def _empty_scores(book: ClassScores, students: list[str], lms: str) -> list[str]:
+    empty = sum((s, a) not in book.scores for s in students for a in book.assignments)
+    if not empty:
+        return []
+    return [f"{empty} score(s) are empty (not handed in): importing an empty cell clears a "
+            f"grade {lms} already holds for that student and assignment"]  # fmt: skip
+
+
 def _write(path: Path, rows: list[list[str]]) -> None:
+    """UTF-8 without a byte-order mark, CRLF line ends; cells already escaped where text."""
     with open(path, "w", newline="", encoding="utf-8") as handle:
-        csv.writer(handle).writerows([[cell_text(str(cell)) for cell in row] for row in rows])
+        csv.writer(handle).writerows(rows)
 
 
-def _warn(students: list[str], lacking: str, lms: str) -> list[str]:
+def _warn(students: list[str], lacking: str, so: str) -> list[str]:
     from coursekit.classroom.printable import printable
 
     if not students:
         return []
     shown = ", ".join(printable(s) for s in students[:10]) + (" ..." if len(students) > 10 else "")
-    return [f"{len(students)} student(s) have {lacking} in the roster, so {lms} cannot match "
-            f"their rows: {shown}. Add those columns to the roster and run `minigrad-course "
-            "collect --roster ROSTER` (or init) again, then export."]  # fmt: skip
+    return [f"{len(students)} student(s) have {lacking} in the roster, so {so}: {shown}. Add "
+            "those columns to the roster and run `minigrad-course collect --roster ROSTER` "
+            "(or init) again, then export."]  # fmt: skip
