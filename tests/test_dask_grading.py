@@ -278,17 +278,25 @@ def test_a_parcel_gives_the_worker_the_same_job_time_limits_included(tmp_path):
 
 
 # --- faults -----------------------------------------------------------------------------------
+def slow_toy_class(tmp_path, seconds: int, cpu_only: bool):
+    """The toy course with three students whose answers take `seconds` each, so that a kill
+    lands mid-job: (course, students)."""
+    course = tmp_path / "course"
+    extra = ["--cpu-only"] if cpu_only else []
+    run("init", course, "--solutions", toy_solutions(tmp_path / "solutions"), *extra)
+    students = ["s1", "s2", "s3"]
+    slow = answered(course)
+    slow.cells[2].source = f"import time\ntime.sleep({seconds})\n" + slow.cells[2].source
+    for student in students:
+        hand_in(course, student, slow)
+    return course, students
+
+
 @FAULTS
 def test_a_worker_killed_mid_run_loses_no_submission(cluster, tmp_path):
     from distributed import Client
 
-    course = tmp_path / "course"
-    run("init", course, "--solutions", toy_solutions(tmp_path / "solutions"), "--cpu-only")
-    students = ["s1", "s2", "s3"]
-    slow = answered(course)  # each takes seconds, so the kill lands mid-job
-    slow.cells[2].source = "import time\ntime.sleep(5)\n" + slow.cells[2].source
-    for student in students:
-        hand_in(course, student, slow)
+    course, students = slow_toy_class(tmp_path, seconds=5, cpu_only=True)
     c = cluster()
     victim_home = c.add_worker("victim")
     c.add_worker("survivor")
@@ -426,13 +434,7 @@ grade_class(Course.at(sys.argv[1]), scheduler=sys.argv[2])
 def test_gpu_jobs_go_to_cpu_workers_when_the_gpu_worker_leaves_for_good(cluster, tmp_path):
     from distributed import Client
 
-    course = tmp_path / "course"
-    run("init", course, "--solutions", toy_solutions(tmp_path / "solutions"))  # CUDA cell kept
-    students = ["s1", "s2", "s3"]
-    slow = answered(course)  # each takes seconds, so the kill lands mid-job
-    slow.cells[2].source = "import time\ntime.sleep(3)\n" + slow.cells[2].source
-    for student in students:
-        hand_in(course, student, slow)
+    course, students = slow_toy_class(tmp_path, seconds=3, cpu_only=False)  # CUDA cell kept
     c = cluster()
     c.add_worker("cpu")
     gpu_home = c.add_worker("gpu", "--resources", "GPU=1")
