@@ -4,6 +4,7 @@ the folder workers stage sealed files in goes with the pool, killed workers' inc
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from coursekit.classroom.grade_one import Job
@@ -58,3 +59,27 @@ def test_a_worker_retires_after_its_share_of_jobs(tmp_path):
     finished = list(run_jobs(jobs(tmp_path, *students), 1, Limits(), GRADER, tmp_path / "l"))
     pids = [result["pid"] for _, result, _ in finished]
     assert len(set(pids[:JOBS_PER_WORKER])) == 1 and pids[-1] != pids[0]
+
+
+def test_a_pool_removes_the_folders_of_pools_whose_process_was_killed(tmp_path, monkeypatch):
+    """A `grade` killed with kill -9 never closes its pool: the next one removes its folder,
+    and leaves alone that of a pool whose process still runs."""
+    import subprocess
+    import sys
+    import tempfile
+
+    from coursekit.classroom.supervisor import STAGE_PREFIX
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the sweep looks here only
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                           capture_output=True, text=True, check=True)  # fmt: skip
+    killed = tmp_path / f"{STAGE_PREFIX}{int(ended.stdout)}-abc"
+    running = tmp_path / f"{STAGE_PREFIX}{os.getpid()}-def"
+    for folder in (killed, running):
+        (folder / "minigrad-sealed-x").mkdir(parents=True)
+    pool = WorkerPool()
+    try:
+        assert not killed.exists() and running.exists()
+        assert Path(pool._stage).parent == tmp_path
+    finally:
+        pool.close()

@@ -54,6 +54,7 @@ PRELOAD = [
 ]
 POLL_S = 0.2
 JOBS_PER_WORKER = 50  # then a fresh one: whatever a long-lived grading process accumulates
+STAGE_PREFIX = "minigrad-grading-"  # + the pool's pid: a pool's folder for staged files
 
 
 @dataclass(frozen=True)
@@ -131,7 +132,8 @@ class WorkerPool:
         self._context.set_forkserver_preload(PRELOAD)
         self._idle: list[_Worker] = []
         self._lock = threading.Lock()
-        self._stage = Path(tempfile.mkdtemp(prefix="minigrad-grading-"))
+        _remove_stale_stages()
+        self._stage = Path(tempfile.mkdtemp(prefix=f"{STAGE_PREFIX}{os.getpid()}-"))
         self._stage.chmod(0o755)  # the sandbox's own uid reads what is staged there
 
     def take(self, memory_mb: int) -> _Worker:
@@ -168,6 +170,26 @@ class WorkerPool:
         for worker in idle:
             _retire(worker)
         shutil.rmtree(self._stage, ignore_errors=True)
+
+
+def _remove_stale_stages() -> None:
+    """The folders of pools whose process is gone: a `grade` killed with kill -9 (or a lost
+    session) never closed its pool. Only this user's, only where that pid is not running."""
+    for folder in Path(tempfile.gettempdir()).glob(f"{STAGE_PREFIX}*-*"):
+        pid = folder.name.removeprefix(STAGE_PREFIX).split("-")[0]
+        with contextlib.suppress(OSError):
+            if pid.isdigit() and folder.lstat().st_uid == os.geteuid() and not _alive(int(pid)):
+                shutil.rmtree(folder, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
 
 
 def _retire(worker: _Worker) -> None:
