@@ -188,7 +188,7 @@ def _alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     except PermissionError:  # another user's process
-        return True
+        pass
     return True
 
 
@@ -219,7 +219,7 @@ def _check(run: _Running, limits: Limits):
             return None, f"the grading process sent no readable result ({error})", False
         if result is not None:
             problem = result.pop("_worker_error", "") if isinstance(result, dict) else ""
-            _kill_children(worker.process.pid)  # a kernel left behind, if any
+            _kill_tree(worker.process.pid, keep_root=True)  # a kernel left behind, if any
             return (None, problem, True) if problem else (result, "", True)
         worker.process.join(timeout=10)
     if not worker.process.is_alive():
@@ -304,18 +304,10 @@ def _tree_memory_mb(pid: int) -> float:
     return total / 2**20
 
 
-def _kill_tree(pid: int) -> None:
-    """The worker and everything it started (kernels run in their own sessions)."""
-    for process in reversed(_tree(pid)):
-        try:
-            process.kill()
-        except psutil.Error:
-            pass
-
-
-def _kill_children(pid: int) -> None:
-    """Everything the worker started, the worker itself kept."""
-    for process in reversed(_tree(pid)[1:]):
+def _kill_tree(pid: int, keep_root: bool = False) -> None:
+    """The worker and everything it started (kernels run in their own sessions); with
+    keep_root, only what it started."""
+    for process in reversed(_tree(pid)[1 if keep_root else 0 :]):
         try:
             process.kill()
         except psutil.Error:
