@@ -227,6 +227,12 @@ def _importable_name(engine) -> str | None:
 _SERVERS: dict[str, subprocess.Popen] = {}
 
 
+def server_pids() -> set[int]:
+    """The fresh-process servers still running: a process that grades job after job keeps
+    them, and ends only the other processes a job left behind."""
+    return {server.pid for server in _SERVERS.values() if server.poll() is None}
+
+
 def _start_server(engine_name: str) -> subprocess.Popen:
     package_root = str(Path(__file__).resolve().parent.parent)
     env = dict(os.environ)

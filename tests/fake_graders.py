@@ -41,3 +41,28 @@ def which_process(job) -> dict:
     if job.student == "sleeps":
         time.sleep(600)
     return {"student": job.student, "pid": os.getpid(), "staged": staged}
+
+
+def leaves_processes(job) -> dict:
+    """Starts a reference server as the checker does (registered in autograder.observe) and
+    a process it forgets; the student "look" says which of the last job's are still alive."""
+    import importlib
+    import subprocess
+
+    observe = importlib.import_module("autograder.observe")  # the module, not its function
+    if job.student == "look":
+        alive = {p for p in map(int, job.notes) if _running(p)}
+        return {"student": job.student, "alive": sorted(alive)}
+    server = subprocess.Popen(["sleep", "600"])
+    observe._SERVERS["fake-engine"] = server
+    forgotten = subprocess.Popen(["sleep", "600"], start_new_session=True)
+    return {"student": job.student, "server": server.pid, "forgotten": forgotten.pid}
+
+
+def _running(pid: int) -> bool:
+    import psutil
+
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False

@@ -349,6 +349,37 @@ def test_a_key_left_in_the_kernel_keyrings_never_reaches_the_next_run():
 
 
 @needs_uid
+def test_a_process_left_by_a_killed_run_is_killed_before_its_slot_serves_again():
+    """A sealed run killed with its grader can leave processes of its slot's uid; the slot
+    kills them all before the next run (here: a uid no account has, made for this test)."""
+    from coursekit.sealed.sandbox import _kill_all_of
+
+    uid = next(u for u in range(2_000_000_000, 2_000_001_000) if not _uid_in_use(u))
+    leftover = subprocess.Popen(
+        ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "sleep", "60"],
+        start_new_session=True,
+    )
+    try:
+        _kill_all_of(uid, uid)
+        assert leftover.wait(timeout=10) == -9
+    finally:
+        leftover.kill()
+        leftover.wait()
+
+
+def _uid_in_use(uid: int) -> bool:
+    import pwd
+
+    import psutil
+
+    try:
+        pwd.getpwuid(uid)
+        return True
+    except KeyError:
+        return any(p.info["uids"] and uid in p.info["uids"] for p in psutil.process_iter(["uids"]))
+
+
+@needs_uid
 def test_limits_hold_for_harmless_loads():
     """Process, file-size and memory limits, tried with loads that stop on their own."""
     found = probe(

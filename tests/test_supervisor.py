@@ -11,6 +11,7 @@ from coursekit.classroom.grade_one import Job
 from coursekit.classroom.supervisor import JOBS_PER_WORKER, Limits, WorkerPool, run_jobs
 
 GRADER = "fake_graders:which_process"
+LEAVES = "fake_graders:leaves_processes"
 
 
 def jobs(tmp_path: Path, *students: str) -> list[Job]:
@@ -52,6 +53,21 @@ def test_a_worker_that_dies_or_overruns_is_replaced_and_the_class_goes_on(tmp_pa
     finally:
         pool.close()
     assert not stage.exists()  # with what the killed workers staged
+
+
+def test_after_a_job_its_leftover_processes_end_but_the_reference_servers_stay(tmp_path):
+    """A kernel a job left running is killed before the next job; the checker's reference
+    server, PyTorch imported (1.3 CPU-s to start again), serves the worker's next jobs."""
+    pool, logs = WorkerPool(), tmp_path / "l"
+    try:
+        [(_, first, problem)] = run_jobs(jobs(tmp_path, "a"), 1, Limits(), LEAVES, logs, pool=pool)
+        assert first, problem
+        pids = (str(first["server"]), str(first["forgotten"]))
+        look = Job(str(tmp_path), "look", "toy", 1, str(tmp_path / "jobs" / "look"), "-", 1, pids)
+        [(_, second, _)] = run_jobs([look], 1, Limits(), LEAVES, logs, pool=pool)
+    finally:
+        pool.close()
+    assert second["alive"] == [first["server"]]
 
 
 def test_a_worker_retires_after_its_share_of_jobs(tmp_path):

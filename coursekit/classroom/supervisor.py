@@ -219,7 +219,6 @@ def _check(run: _Running, limits: Limits):
             return None, f"the grading process sent no readable result ({error})", False
         if result is not None:
             problem = result.pop("_worker_error", "") if isinstance(result, dict) else ""
-            _kill_tree(worker.process.pid, keep_root=True)  # a kernel left behind, if any
             return (None, problem, True) if problem else (result, "", True)
         worker.process.join(timeout=10)
     if not worker.process.is_alive():
@@ -258,6 +257,7 @@ def _serve(conn, memory_mb: int, stage: str) -> None:
         except BaseException:  # the report must name it; the class goes on
             last = traceback.format_exc().strip().splitlines()[-1]
             result = {"_worker_error": f"grading failed: {last}"}
+        _end_what_the_job_left()
         _flush()  # the job's log is whole before its result is read
         conn.send_bytes(json.dumps(result).encode())
 
@@ -304,11 +304,23 @@ def _tree_memory_mb(pid: int) -> float:
     return total / 2**20
 
 
-def _kill_tree(pid: int, keep_root: bool = False) -> None:
-    """The worker and everything it started (kernels run in their own sessions); with
-    keep_root, only what it started."""
-    for process in reversed(_tree(pid)[1 if keep_root else 0 :]):
+def _kill_tree(pid: int) -> None:
+    """The process and everything it started (kernels run in their own sessions)."""
+    for process in reversed(_tree(pid)):
         try:
             process.kill()
         except psutil.Error:
             pass
+
+
+def _end_what_the_job_left() -> None:
+    """In a worker, after a job: kill what the job started and left running (a kernel, say),
+    but not the checker's reference servers, which keep PyTorch imported for the next job
+    (starting one again cost 1.3 CPU-s, a third of a submission's cost then)."""
+    from autograder.observe import server_pids
+
+    kept = server_pids()
+    left = [child for child in psutil.Process().children() if child.pid not in kept]
+    for child in left:
+        _kill_tree(child.pid)
+    psutil.wait_procs(left, timeout=5)  # reaped: no zombie stays for the worker's next jobs

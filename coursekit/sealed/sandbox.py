@@ -205,6 +205,8 @@ def staged_engine(stubs: tuple[tuple[str, tuple[str, ...]], ...]) -> Path:
 
     root = _removed_at_exit(_staging_folder("minigrad-sealed-engine-"))
     build_engine(root, {assignment: list(names) for assignment, names in stubs}, sourceless=True)
+    # its other modules compiled here too: compiling them again took each sealed run 60 ms
+    compileall.compile_dir(root, quiet=2)
     _readable_to_all(root)
     return root
 
@@ -304,9 +306,9 @@ def _claimed_slot():
             continue
         try:
             ids = _sandbox_user(f"{USER_PREFIX}{slot}")
-            _kill_all_of(ids[0])  # leftovers of a run that was itself killed
+            _kill_all_of(*ids)  # leftovers of a run that was itself killed
             yield ids
-            _kill_all_of(ids[0])
+            _kill_all_of(*ids)
         finally:
             handle.close()
         return
@@ -326,19 +328,14 @@ def _sandbox_user(name: str) -> tuple[int, int]:
     return entry.pw_uid, entry.pw_gid
 
 
-def _kill_all_of(uid: int) -> None:
-    """SIGKILL every process of `uid`: a child that takes that uid and kills -1 (POSIX: all
-    processes the sender may signal, i.e. that uid's, itself excepted)."""
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.setgroups([])
-            os.setresuid(uid, uid, uid)
-            os.kill(-1, signal.SIGKILL)
-        except OSError:
-            pass
-        os._exit(0)
-    os.waitpid(pid, 0)
+def _kill_all_of(uid: int, gid: int) -> None:
+    """SIGKILL every process of `uid`: `kill -KILL -1` run as that uid (POSIX: all processes
+    the sender may signal, i.e. that uid's, itself excepted). Spawned, not forked: a fork of
+    this process (torch and nbgrader loaded) cost 19 ms of CPU, twice per sealed run."""
+    subprocess.run(
+        ["setpriv", f"--reuid={uid}", f"--regid={gid}", "--clear-groups", "kill", "-KILL", "-1"],
+        capture_output=True, check=False,
+    )  # fmt: skip
 
 
 # -- running ------------------------------------------------------------------------------------
