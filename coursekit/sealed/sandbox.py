@@ -44,6 +44,14 @@ from multiprocessing.util import Finalize
 from pathlib import Path
 
 import autograder
+from coursekit.sealed.isolation import (
+    BOX,
+    ENGINE,
+    ENGINES,
+    EXIT_STATUS,
+    ISOLATION_FAILED,
+    TIMED_OUT,
+)
 
 CHECKER = Path(autograder.__file__).resolve().parent
 # The observing side: what runs scenarios on an engine and records them, and the sealed child
@@ -58,8 +66,9 @@ OBSERVING_SIDE = (
     "scenarios.py",
     "catalogue",
 )
+# the sealed child, and what isolates the groups it runs (staged beside it)
 SEALED_CHILD = Path(__file__).resolve().parent / "child.py"
-BOX = "/opt/sealed"  # where the staged environment appears inside the namespace
+ISOLATION = Path(__file__).resolve().parent / "isolation.py"
 SLOT_DIR = Path("/run/minigrad-sealed")
 # where a grading process stages its files, if its supervisor gives it a folder (removed
 # by the supervisor, also when the grading process was killed); else the system's temp
@@ -95,6 +104,7 @@ class Outcome:
     stderr_tail: str = ""
     problem: str = ""  # why the run ended early, in words
     layers: dict = field(default_factory=dict)
+    isolation_failed: str = ""  # run_groups: why this group could not be isolated, if so
 
 
 @cache
@@ -166,6 +176,7 @@ def staged_root() -> Path:
     (kit.parent / "__init__.py").write_text("")
     (kit / "__init__.py").write_text("")
     shutil.copy2(SEALED_CHILD, kit / "child.py")
+    shutil.copy2(ISOLATION, kit / "isolation.py")
     (root / "site").mkdir()
     for name in ALLOWED_PACKAGES:
         for directory in _package_dirs(name):
@@ -233,7 +244,7 @@ def _python_home() -> tuple[Path, Path, Path]:
 
 
 def _bwrap_args(
-    limits: Limits, is_root: bool, gpu: bool, engine: Path | None
+    limits: Limits, is_root: bool, gpu: bool, engine: Path | None, engines
 ) -> tuple[list[str], str]:
     prefix, interpreter, purelib = _python_home()
     python = f"{BOX}/python/{interpreter.relative_to(prefix)}"
@@ -254,7 +265,12 @@ def _bwrap_args(
         args += ["--tmpfs", f"{BOX}/python/{purelib.relative_to(prefix)}"]
     args += ["--ro-bind", str(staged_root() / "lib"), f"{BOX}/lib"]
     if engine is not None:
-        args += ["--ro-bind", str(engine), f"{BOX}/engine"]
+        args += ["--ro-bind", str(engine), ENGINE]
+    if engines is not None:  # one per group, each mounted at ENGINE in its group only
+        args += ["--perms", "0755", "--dir", ENGINE, "--perms", "0755", "--dir", ENGINES]
+        for index, staged in enumerate(engines):
+            if staged is not None:
+                args += ["--ro-bind", str(staged), f"{ENGINES}/{index}"]
     for name in ALLOWED_PACKAGES + (GPU_PACKAGES if gpu else ()):
         for directory in _package_dirs(name):
             args += ["--ro-bind", str(directory), f"{BOX}/site/{directory.name}"]
@@ -342,10 +358,12 @@ def _kill_all_of(uid: int, gid: int) -> None:
 
 
 class Sandbox:
-    def __init__(self, limits: Limits | None = None, gpu: bool = False, engine: Path | None = None):
+    def __init__(self, limits: Limits | None = None, gpu: bool = False, engine: Path | None = None,
+                 engines: list[Path | None] | None = None):  # fmt: skip
         self.limits = limits or Limits()
         self.gpu = gpu
         self.engine = engine  # a staged_engine() directory, or None: no minigrad at all
+        self.engines = engines  # for run_groups: each group's engine (namespace layer only)
         self._slot = None
         self._stack = contextlib.ExitStack()
 
@@ -366,15 +384,15 @@ class Sandbox:
                     f"--nproc={nproc}", f"--fsize={lim.file_bytes}", "--nofile=256",
                     "--core=0", "--"]  # fmt: skip
         if state["namespace"] == "active":
-            wrap, python = _bwrap_args(lim, os.geteuid() == 0, self.gpu, self.engine)
+            wrap, python = _bwrap_args(lim, os.geteuid() == 0, self.gpu, self.engine, self.engines)
             cmd += wrap
             paths = [f"{BOX}/lib", f"{BOX}/site"]
-            engine = f"{BOX}/engine"
+            engine = ENGINE
         else:
             python = str(_python_home()[1])
             paths = [str(staged_root() / "lib"), str(staged_root() / "site")]
             engine = str(self.engine)
-        if self.engine is not None:
+        if self.engine is not None or self.engines is not None:
             paths.insert(0, engine)
         if self._slot:
             uid, gid = self._slot
@@ -384,43 +402,61 @@ class Sandbox:
 
     def run(self, request: dict) -> Outcome:
         """Send `request` to a fresh child; wait for its JSON answer, at most limits.wall_s."""
+        return self._start(request, 1, self.limits.wall_s)[0]
+
+    def run_groups(self, request: dict, groups: list[dict]) -> list[Outcome]:
+        """One fresh child runs `request`'s cells once per group ({"scenarios", "bind"}),
+        each group isolated from the others (isolation.py) and given its own result pipe and
+        limits.wall_s; one Outcome per group. Needs the namespace layer and `engines`."""
+        wall_s = self.limits.wall_s
+        request = {**request, "groups": groups, "wall_s": wall_s,
+                   "tmp_bytes": self.limits.tmp_bytes}  # fmt: skip
+        return self._start(request, len(groups), len(groups) * (wall_s + 1) + 5)
+
+    def _start(self, request: dict, pipes: int, wall_s: float) -> list[Outcome]:
         state = layers()
         env = _child_env("") if state["namespace"] == "active" else _fallback_env()
-        result_read, result_write = os.pipe()
+        ends = [os.pipe() for _ in range(pipes)]
+        if "groups" in request:
+            request["groups"] = [{**group, "result_fd": write} for group, (_, write) in
+                                 zip(request["groups"], ends, strict=True)]  # fmt: skip
         try:
             proc = subprocess.Popen(
-                self.command(result_write),
+                self.command(ends[0][1]),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                pass_fds=(result_write,),
+                pass_fds=[write for _, write in ends],
                 env=env,
                 cwd="/",
                 start_new_session=True,  # one process group to kill
             )
         finally:
-            os.close(result_write)
+            for _, write in ends:
+                os.close(write)
         try:
             with contextlib.suppress(BrokenPipeError):
                 proc.stdin.write(json.dumps(request).encode())
                 proc.stdin.close()
-            return self._collect(proc, result_read)
+            return self._collect(proc, [read for read, _ in ends], wall_s)
         finally:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-            os.close(result_read)
+            for read, _ in ends:
+                os.close(read)
 
-    def _collect(self, proc, result_read: int) -> Outcome:
+    def _collect(self, proc, result_reads: list[int], wall_s: float) -> list[Outcome]:
         lim = self.limits
-        deadline = time.monotonic() + lim.wall_s
-        chunks = {"result": bytearray(), "stdout": bytearray(), "stderr": bytearray()}
-        overflow = {"result": False, "stdout": False}
+        deadline = time.monotonic() + wall_s
+        results = {fd: bytearray() for fd in result_reads}
+        chunks = {"stdout": bytearray(), "stderr": bytearray()}
+        overflow = {fd: False for fd in result_reads}
         selector = selectors.DefaultSelector()
-        selector.register(result_read, selectors.EVENT_READ, "result")
+        for fd in result_reads:
+            selector.register(fd, selectors.EVENT_READ, fd)
         selector.register(proc.stdout, selectors.EVENT_READ, "stdout")
         selector.register(proc.stderr, selectors.EVENT_READ, "stderr")
-        caps = {"result": lim.result_bytes, "stdout": KEEP_OUTPUT}
         timed_out = False
         while selector.get_map():
             remaining = deadline - time.monotonic()
@@ -431,13 +467,13 @@ class Sandbox:
                 data = os.read(key.fd, 1 << 16)
                 if not data:
                     selector.unregister(key.fileobj)
-                    continue
-                buffer = chunks[key.data]
-                if key.data == "stderr":  # keep the tail: a crash explains itself last
-                    buffer += data
-                    del buffer[:-KEEP_OUTPUT]
-                elif len(buffer) < caps[key.data]:
-                    buffer += data[: caps[key.data] - len(buffer)]
+                elif key.data == "stderr":  # keep the tail: a crash explains itself last
+                    chunks["stderr"] += data
+                    del chunks["stderr"][:-KEEP_OUTPUT]
+                elif key.data == "stdout":
+                    chunks["stdout"] += data[: KEEP_OUTPUT - len(chunks["stdout"])]
+                elif len(results[key.data]) < lim.result_bytes:
+                    results[key.data] += data[: lim.result_bytes - len(results[key.data])]
                 else:
                     overflow[key.data] = True  # keep draining, so the child never blocks
         selector.close()
@@ -450,7 +486,16 @@ class Sandbox:
             os.killpg(proc.pid, signal.SIGKILL)
             status = proc.wait()
             timed_out = True
-        messages, malformed = _json_lines(bytes(chunks["result"]))
+        return [
+            self._outcome(bytes(results[fd]), overflow[fd], status, timed_out, wall_s, chunks)
+            for fd in result_reads
+        ]
+
+    def _outcome(self, result: bytes, overflow, status, timed_out, wall_s, chunks) -> Outcome:
+        messages, malformed = _json_lines(result)
+        # in a run of groups, how the group's own process ended (the last word is its init's)
+        ended = [m[EXIT_STATUS] for m in messages if isinstance(m.get(EXIT_STATUS), int)]
+        status = ended[-1] if ended else status
         outcome = Outcome(
             messages=messages,
             malformed=malformed,
@@ -460,12 +505,17 @@ class Sandbox:
             stderr_tail=chunks["stderr"].decode(errors="replace"),
             layers=dict(layers()),
         )
-        if timed_out:
-            outcome.problem = f"stopped after the wall-clock limit of {lim.wall_s:g} s"
-        elif overflow["result"]:
-            outcome.problem = f"the result pipe carried more than {lim.result_bytes} bytes"
+        group_timeout = next((m[TIMED_OUT] for m in messages if TIMED_OUT in m), None)
+        if timed_out or group_timeout is not None:
+            limit = wall_s if timed_out else self.limits.wall_s
+            outcome.problem = f"stopped after the wall-clock limit of {limit:g} s"
+        elif overflow:
+            outcome.problem = f"the result pipe carried more than {self.limits.result_bytes} bytes"
         elif not any(m.get("done") for m in messages):
             outcome.problem = f"the process ended before it finished ({_status_text(status)})"
+        outcome.isolation_failed = next(
+            (str(m[ISOLATION_FAILED]) for m in messages if ISOLATION_FAILED in m), ""
+        )
         return outcome
 
 
