@@ -33,6 +33,7 @@ def answer(engine, request: dict) -> dict:
     if sc is None:
         return _failure("error", f"scenario {request['scenario']!r} is not importable here")
     args = (engine, sc, request["seed"], request["device"], request["time_limit"])
+    sc.needs  # noqa: B018  (worked out here, where it stays cached, not in each fork)
     if not CAN_FORK:
         with contextlib.redirect_stdout(sys.stderr):  # stdout carries only the answers
             return observe_scenario(*args)

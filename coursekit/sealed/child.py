@@ -34,7 +34,7 @@ import traceback
 from autograder.engine import ENGINE_NAMES, engine_from, unimportable_copy
 from autograder.observe import ScenarioTimeout, _time_limit, has_name
 from autograder.observe_child import answer
-from autograder.scenarios import load_catalogue
+from autograder.scenarios import known_needs, load_catalogue
 
 _MAGIC = re.compile(r"^([ \t]*)([%!].*)$", re.M)
 _MESSAGE_LIMIT = 2000
@@ -75,6 +75,7 @@ def main(result_fd: int) -> None:
     request = json.loads(sys.stdin.buffer.read())
     sys.stdin.close()
     load_catalogue()
+    known_needs(request.get("needs", {}))
     if "groups" in request:
         run_groups(request)
         return

@@ -140,7 +140,8 @@ def _grade_device(tests, program: Program, device: str, seed: int, limits, resul
             groups.setdefault(_bind_key(check), set()).update(check.scenario_ids())
     observed, why, notes = {}, {}, []
     cell_reports = None
-    base = {"cells": program.cells, "seed": seed, "device": device,
+    needs = {sid: REGISTRY[sid].needs for ids in groups.values() for sid in ids}
+    base = {"cells": program.cells, "seed": seed, "device": device, "needs": needs,
             "cell_s": limits.cell_s, "scenario_s": limits.scenario_s}  # fmt: skip
     for key, outcome in _sealed_runs(base, groups, limits, device).items():
         ids = sorted(groups[key])
