@@ -17,20 +17,22 @@ import importlib.machinery
 import json
 import os
 import signal
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 import traceback
 import warnings
 import zlib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from autograder.recorder import Recorder, normalise_text, waiting_for
 from autograder.scenarios import Scenario, select
+
+if TYPE_CHECKING:
+    import subprocess
 
 CAN_FORK = hasattr(os, "fork")
 
@@ -234,6 +236,9 @@ def server_pids() -> set[int]:
 
 
 def _start_server(engine_name: str) -> subprocess.Popen:
+    import subprocess  # here, not at the top: a sealed run never starts a server (8 ms)
+    import tempfile
+
     package_root = str(Path(__file__).resolve().parent.parent)
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([package_root, *sys.path[1:], env.get("PYTHONPATH", "")])
@@ -251,6 +256,8 @@ def _start_server(engine_name: str) -> subprocess.Popen:
 
 
 def _close(server: subprocess.Popen) -> None:
+    import subprocess
+
     """End a server: closing its stdin ends its request loop."""
     with contextlib.suppress(OSError, ValueError):
         server.stdin.close()
