@@ -128,3 +128,14 @@ def _outcome(isolation_failed: str = "") -> Outcome:
     outcome = Outcome(messages=[{"done": True}], malformed=0, exit_status=0, timed_out=False)
     outcome.isolation_failed = isolation_failed
     return outcome
+
+
+def test_a_key_one_group_leaves_in_the_kernel_keyrings_never_reaches_the_next():
+    from test_integrity import KEY_PROBE
+
+    cell = {"id": "keys", "kind": "answer", "source": KEY_PROBE}
+    for _ in range(2):  # within one run, and from one run to the next in the same uid slot
+        first, second = (reported(o) for o in run_groups([cell], [{"scenarios": []}] * 2, []))
+        assert first["user_added"] and first["user_session_added"]  # the probe can leave keys
+        assert second["user"] == second["user_session"] == second["session"] == -1, second
+        assert second.get("persistent", -1) == -1, second

@@ -130,9 +130,10 @@ def grade_notebook(
 
 
 def _grade_device(tests, program: Program, device: str, seed: int, limits, result) -> None:
-    """One sealed run per set of bound functions: a cell's verdict depends only on the
-    student's functions of its rules (the staged engine has stubs for exactly those, and the
-    reference, as bytecode, for the rest), and no run holds the reference of what it grades."""
+    """One group per set of bound functions: a cell's verdict depends only on the student's
+    functions of its rules (the group's staged engine has stubs for exactly those, and the
+    reference, as bytecode, for the rest), and no group holds the reference of what it
+    grades (each isolated from the others: _sealed_runs)."""
     load_catalogue()
     groups: dict[tuple, set[str]] = {}
     for test in tests:
@@ -191,15 +192,17 @@ _SHARING_REFUSED: list[str] = []
 
 def _sealed_runs(base: dict, groups: dict, limits, device: str) -> dict:
     """Each group's Outcome: one sandbox whose child isolates each group (isolation.py), or
-    one sandbox per group where that cannot be done here (no namespace layer, or a kernel
-    that refuses a user namespace inside it)."""
+    one sandbox per group where that cannot be done here (no namespace layer, a kernel that
+    refuses a user namespace inside it, a GPU run)."""
     keys = list(groups)
     specs = {key: {"scenarios": sorted(groups[key])} for key in keys}
     for (assignment, functions), spec in ((k, specs[k]) for k in keys if k):
         spec["bind"] = {"assignment": assignment, "functions": list(functions)}
     engines = {key: staged_engine((key,)) if key else None for key in keys}
     gpu, outcomes = device == "cuda", {}
-    if len(keys) > 1 and layers()["namespace"] == "active" and not _SHARING_REFUSED:
+    # a GPU run keeps a sandbox per group: its driver reads /proc, which a group has covered,
+    # and sharing has never run on a GPU
+    if len(keys) > 1 and not gpu and layers()["namespace"] == "active" and not _SHARING_REFUSED:
         with Sandbox(limits, gpu=gpu, engines=[engines[k] for k in keys]) as box:
             shared = box.run_groups(base, [specs[k] for k in keys])
         if shared[0].isolation_failed:  # before any student code ran: this kernel refuses

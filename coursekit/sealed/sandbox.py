@@ -3,6 +3,9 @@
     with Sandbox(limits) as box:          # claims a uid slot
         outcome = box.run(request)        # -> Outcome: the child's JSON answer or why none
 
+    with Sandbox(limits, engines=[...]) as box:   # several groups, one child, isolated
+        outcomes = box.run_groups(request, groups)  # (isolation.py): one Outcome per group
+
 Layers, outermost first (each one reported by `layers()`; a missing one is named in every
 result, never silently skipped):
 
