@@ -29,12 +29,12 @@ import sys
 import time
 import warnings
 from dataclasses import asdict, dataclass
-from functools import cache, lru_cache
 from pathlib import Path
 
 from sqlalchemy.exc import SAWarning
 from traitlets.config import Config
 
+from coursekit.classroom import nbgrader_reuse
 from coursekit.classroom.course import Course
 from coursekit.classroom.outputs import incidents, read_cells, sealed_notes, status_and_message
 from coursekit.classroom.repair import repair_submission
@@ -81,7 +81,7 @@ def grade_submission(job: Job) -> dict:
     shutil.copy(job.template_db, private)
     notes = [*job.notes, *repair.notes]
     if repair.notebooks:
-        _one_engine_per_database()
+        nbgrader_reuse.install()  # this process grades job after job
         os.environ[SEED_ENV] = str(job.seed)  # inherited by the kernel nbgrader starts
         with warnings.catch_warnings():  # nbgrader's ORM use warns on every new submission
             warnings.simplefilter("ignore", SAWarning)
@@ -124,23 +124,9 @@ def blank_result(job: Job, note: str) -> dict:
 def _private_gradebook(work: Path) -> Path:
     """The job's private gradebook: one path for all the jobs of a grading process (in its
     pool's folder, named by its pid) where it has one, so that the database engine nbgrader
-    makes for it is made once per process (_one_engine_per_database)."""
+    makes for it is made once per process (nbgrader_reuse)."""
     stage = os.environ.get(STAGE_ENV)
     return Path(stage) / f"gradebook-{os.getpid()}.db" if stage else work / "gradebook.db"
-
-
-@cache
-def _one_engine_per_database() -> None:
-    """nbgrader opens a gradebook about ten times per autograde, each time with a new
-    SQLAlchemy engine whose cache of compiled statements starts empty: compiling them again
-    cost 0.08 CPU-s of every submission. One engine per database URL serves every open in
-    this process instead (nbgrader's close() still hands its connections back)."""
-    import nbgrader.api
-    from sqlalchemy import create_engine
-
-    nbgrader.api.create_engine = lru_cache(maxsize=4)(
-        lambda url, **options: create_engine(url, **options)
-    )
 
 
 def _autograde_config(course: Course, work: Path, db_url: str, job: Job) -> Config:
