@@ -256,9 +256,9 @@ def _start_server(engine_name: str) -> subprocess.Popen:
 
 
 def _close(server: subprocess.Popen) -> None:
+    """End a server: closing its stdin ends its request loop."""
     import subprocess
 
-    """End a server: closing its stdin ends its request loop."""
     with contextlib.suppress(OSError, ValueError):
         server.stdin.close()
     try:
