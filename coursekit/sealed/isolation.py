@@ -23,6 +23,7 @@ anything, and the parent gives each group a sandbox of its own instead.
 
 import ctypes
 import errno
+import functools
 import importlib
 import json
 import os
@@ -45,10 +46,16 @@ PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_CAP_AMBIENT = 1, 4, 24, 4
 PR_CAP_AMBIENT_CLEAR_ALL = 4
 _CAPABILITY_VERSION_3 = 0x20080522
 
-_libc = ctypes.CDLL(None, use_errno=True)
-_libc.mount.argtypes = [ctypes.c_char_p] * 3 + [ctypes.c_ulong, ctypes.c_char_p]
-_libc.prctl.argtypes = [ctypes.c_int] + [ctypes.c_ulong] * 4
-_libc.unshare.argtypes = [ctypes.c_int]
+
+@functools.cache
+def _libc():
+    """Linux's C library, typed for the calls made here (looked up only when a group is
+    isolated: the constants above are imported on every platform)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mount.argtypes = [ctypes.c_char_p] * 3 + [ctypes.c_ulong, ctypes.c_char_p]
+    libc.prctl.argtypes = [ctypes.c_int] + [ctypes.c_ulong] * 4
+    libc.unshare.argtypes = [ctypes.c_int]
+    return libc
 
 
 def run_isolated(index: int, run, result_fd: int, others: list[int], wall_s, tmp_bytes: int):
@@ -85,7 +92,7 @@ def _forked(body) -> int:
 
 def _enter_namespaces(index: int, tmp_bytes: int) -> None:
     uid, gid = os.getuid(), os.getgid()
-    _check(_libc.unshare(_NAMESPACES), "a user namespace")
+    _check(_libc().unshare(_NAMESPACES), "a user namespace")
     _write("/proc/self/setgroups", "deny")  # before gid_map, as the kernel requires
     _write("/proc/self/uid_map", f"{uid} {uid} 1")
     _write("/proc/self/gid_map", f"{gid} {gid} 1")
@@ -114,8 +121,8 @@ def _namespace_init(run, result_fd: int) -> int:
     """PID 1 of the group: keeps its capabilities, runs nothing of the student's, ends with
     the group's process (and with its own parent), which ends the rest of the namespace,
     and says how that process ended."""
-    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    _libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    _libc().prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     pid = _forked(lambda: _run_group(run, result_fd))
     while True:  # reap orphans until the group's process ends
         ended, status = os.wait()
@@ -143,21 +150,21 @@ def drop_capabilities() -> None:
     """Every capability the new user namespace gave, gone for good (bounding set, ambient,
     effective, permitted, inheritable); raises where any is left."""
     for cap in range(64):
-        if _libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
+        if _libc().prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
             if ctypes.get_errno() == errno.EINVAL:  # past the last capability
                 break
             _check(-1, "dropping capabilities")
-    _libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    _libc().prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
     header = (ctypes.c_uint32 * 2)(_CAPABILITY_VERSION_3, 0)
-    _check(_libc.capset(header, (ctypes.c_uint32 * 6)()), "dropping capabilities")
+    _check(_libc().capset(header, (ctypes.c_uint32 * 6)()), "dropping capabilities")
     left = (ctypes.c_uint32 * 6)()
-    _check(_libc.capget(header, left), "reading capabilities")
+    _check(_libc().capget(header, left), "reading capabilities")
     if any(left):
         raise OSError(errno.EPERM, "capabilities were left after dropping them")
 
 
 def _mount(source, target: str, kind, flags: int, data: str | None = None) -> None:
-    result = _libc.mount(_bytes(source), target.encode(), _bytes(kind), flags, _bytes(data))
+    result = _libc().mount(_bytes(source), target.encode(), _bytes(kind), flags, _bytes(data))
     _check(result, f"mounting {target}")
 
 
