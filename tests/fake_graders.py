@@ -51,7 +51,7 @@ def leaves_processes(job) -> dict:
 
     observe = importlib.import_module("autograder.observe")  # the module, not its function
     if job.student == "look":
-        alive = {p for p in map(int, job.notes) if _running(p)}
+        alive = {p for p in map(int, job.notes) if running(p)}
         return {"student": job.student, "alive": sorted(alive)}
     server = subprocess.Popen(["sleep", "600"])
     observe._SERVERS["fake-engine"] = server
@@ -59,7 +59,7 @@ def leaves_processes(job) -> dict:
     return {"student": job.student, "server": server.pid, "forgotten": forgotten.pid}
 
 
-def _running(pid: int) -> bool:
+def running(pid: int) -> bool:
     import psutil
 
     try:

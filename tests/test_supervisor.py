@@ -57,7 +57,10 @@ def test_a_worker_that_dies_or_overruns_is_replaced_and_the_class_goes_on(tmp_pa
 
 def test_after_a_job_its_leftover_processes_end_but_the_reference_servers_stay(tmp_path):
     """A kernel a job left running is killed before the next job; the checker's reference
-    server, PyTorch imported (1.3 CPU-s to start again), serves the worker's next jobs."""
+    server, PyTorch imported (1.3 CPU-s to start again), serves the worker's next jobs, and
+    ends with the worker."""
+    from fake_graders import running
+
     pool, logs = WorkerPool(), tmp_path / "l"
     try:
         [(_, first, problem)] = run_jobs(jobs(tmp_path, "a"), 1, Limits(), LEAVES, logs, pool=pool)
@@ -68,6 +71,7 @@ def test_after_a_job_its_leftover_processes_end_but_the_reference_servers_stay(t
     finally:
         pool.close()
     assert second["alive"] == [first["server"]]
+    assert not running(first["server"])  # the pool closed: its workers' servers are gone
 
 
 def test_a_worker_retires_after_its_share_of_jobs(tmp_path):

@@ -238,6 +238,7 @@ def _check(run: _Running, limits: Limits):
 def _serve(conn, memory_mb: int, stage: str) -> None:
     """A worker: grade each job it is sent, until its supervisor closes the pipe."""
     _die_with_parent()
+    from autograder.observe import server_pids
     from coursekit.classroom.grade_one import job_from_data
     from coursekit.sealed.sandbox import STAGE_ENV
 
@@ -248,6 +249,7 @@ def _serve(conn, memory_mb: int, stage: str) -> None:
         try:
             message = json.loads(conn.recv_bytes().decode())
         except (EOFError, OSError):
+            _end_children()  # its reference servers too: nothing outlives the worker
             return
         _log_to(message["log"])
         try:
@@ -257,7 +259,9 @@ def _serve(conn, memory_mb: int, stage: str) -> None:
         except BaseException:  # the report must name it; the class goes on
             last = traceback.format_exc().strip().splitlines()[-1]
             result = {"_worker_error": f"grading failed: {last}"}
-        _end_what_the_job_left()
+        # what the job left running (a kernel, say), but not the checker's reference
+        # servers, which keep PyTorch imported for the next job (1.3 CPU-s to start again)
+        _end_children(kept=server_pids())
         _flush()  # the job's log is whole before its result is read
         conn.send_bytes(json.dumps(result).encode())
 
@@ -313,14 +317,9 @@ def _kill_tree(pid: int) -> None:
             pass
 
 
-def _end_what_the_job_left() -> None:
-    """In a worker, after a job: kill what the job started and left running (a kernel, say),
-    but not the checker's reference servers, which keep PyTorch imported for the next job
-    (starting one again cost 1.3 CPU-s, a third of a submission's cost then)."""
-    from autograder.observe import server_pids
-
-    kept = server_pids()
+def _end_children(kept: frozenset[int] | set[int] = frozenset()) -> None:
+    """Kill this process's children but `kept`, with all they started; reap them."""
     left = [child for child in psutil.Process().children() if child.pid not in kept]
     for child in left:
         _kill_tree(child.pid)
-    psutil.wait_procs(left, timeout=5)  # reaped: no zombie stays for the worker's next jobs
+    psutil.wait_procs(left, timeout=5)  # no zombie stays for the worker's next jobs
