@@ -6,6 +6,12 @@ own name there, and the autograder sets library names aside when comparing.
 
 LIB = "minigrad"
 
+SEQUENCE_INDEX_DEPRECATED = (
+    "Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
+    "in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be "
+    "interpreted as tensor index, x[torch.tensor(seq)], which will result either in an error or "
+    "a different result"
+)
 NONLEAF_GRAD_ACCESS = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
     "attribute won't be populated during autograd.backward(). If you indeed want the .grad "

@@ -721,10 +721,38 @@ class _ViewOf(Node):
         self.in_shape, self.in_dtype, self.view_fn = in_shape, in_dtype, view_fn
 
     def apply(self, g):
-        xp = array_module(g)
-        out = xp.zeros(self.in_shape, dtype=g.dtype)
-        self.view_fn(out)[...] = g
-        return (out,)
+        return (scatter_into_view(self.view_fn, self.in_shape, g),)
+
+
+def scatter_into_view(view_fn, in_shape, g):
+    """A zero gradient of `in_shape` with `g` added through the positions `view_fn` shows.
+
+    Where the view repeats a memory location (an expanded dimension, a view of one), each
+    repetition adds its part, as PyTorch's as_strided backward does: assigning through the view
+    would keep only the last repetition's part.
+    """
+    xp = array_module(g)
+    out = xp.zeros(in_shape, dtype=g.dtype)
+    region = view_fn(out)
+    if not may_overlap(region):
+        region[...] = g
+        return out
+    positions = view_fn(xp.arange(out.size).reshape(in_shape))
+    xp.add.at(out.reshape(-1), positions.reshape(-1), g.reshape(-1))
+    return out
+
+
+def may_overlap(a):
+    """Whether two elements of `a` may share a memory location, decided from its strides as
+    PyTorch decides it (sorted by stride, each must step past the span of the smaller ones)."""
+    if a.size == 0:
+        return False
+    span = 0
+    for stride, n in sorted((abs(st), n) for st, n in zip(a.strides, a.shape) if n > 1):
+        if stride <= span:
+            return True
+        span += stride * (n - 1)
+    return False
 
 
 class SelectBackward0(_ViewOf):

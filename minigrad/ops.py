@@ -1360,6 +1360,7 @@ def _is_basic(index):
 def _normalize_index(index):
     """The index parts as NumPy understands them, the index tensors among them, and whether the
     index was a tuple (PyTorch treats a lone int or slice apart; a lone tensor counts as one)."""
+    index = _sequence_as_tuple(index)
     is_tuple = isinstance(index, (tuple, Tensor))
     out, tensors = [], []
     for part in index if isinstance(index, tuple) else (index,):
@@ -1378,6 +1379,23 @@ def _normalize_index(index):
             raise IndexError(msg.invalid_index_type(type(part).__name__))
         out.append(part)
     return tuple(out), tensors, is_tuple
+
+
+def _sequence_as_tuple(index):
+    """A short list holding a sequence, tensor, slice, None or Ellipsis is read as a tuple of
+    indices (NumPy's old rule, which PyTorch 2.13 keeps with a deprecation warning): x[[[0, 1]]]
+    is x[[0, 1]], not x[tensor([[0, 1]])]."""
+    if not isinstance(index, list) or len(index) >= 32:
+        return index
+    for part in index:
+        if isinstance(part, _SEQUENCE_LIKE) or part is None or part is Ellipsis:
+            warn(msg.SEQUENCE_INDEX_DEPRECATED)
+            return tuple(index)
+    return index
+
+
+# What PyTorch's check counts as a sequence or a tensor inside a list index (PySequence_Check)
+_SEQUENCE_LIKE = (Tensor, list, tuple, range, str, bytes, np.ndarray, slice)
 
 
 def _dims_taken(part):

@@ -629,4 +629,21 @@ BUGS = {
         " runs, and a call PyTorch's parser refuses gets Python's own error (or a"
         " NotImplemented result) instead of the parser's text.",
     ),
+    "repeating_view_gradient_overwritten": Bug(
+        "I4",
+        "functions.py",
+        "    if not may_overlap(region):\n",
+        "    if True:\n",
+        "A view rebuilt after an in-place change of its base writes its gradient back through"
+        " itself: where it shows one element several times (an expanded tensor), only the last"
+        " showing's gradient is kept.",
+    ),
+    "list_index_not_read_as_a_tuple": Bug(
+        "N1",
+        "ops.py",
+        "    index = _sequence_as_tuple(index)\n",
+        "",
+        "x[[[0, 1]]] is read as one 2-D index (shape (1, 2, k)), where PyTorch 2.13 reads the"
+        " outer list as a tuple of indices, x[[0, 1]], and warns that this is deprecated.",
+    ),
 }

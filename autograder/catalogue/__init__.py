@@ -16,4 +16,5 @@ from autograder.catalogue import (  # noqa: F401
     values_scalars,
     values_training,
     values_tutorials,
+    values_views,
 )
