@@ -626,6 +626,14 @@ def _plain_options(kwargs):
     return True
 
 
+# PyTorch's parser reads every argument before the operation runs, so a type it refuses is
+# refused before any check of the operation's own (stack([x], 2.5): the float, not the range).
+# minigrad's operations check as they go: whatever they raise is put back in that order.
+_PARSER_FIRST = (TypeError, ValueError, AttributeError, IndexError, RuntimeError)
+# What an operation raises when it reads an argument the parser binds by keyword otherwise.
+_MISREAD = (TypeError, ValueError, AttributeError)
+
+
 def parsed(name, fn, function=False):
     """Tensor method `name` (fn(self, ...)), or the module's function (`function`, whose first
     argument is the input tensor), with PyTorch's argument-parser errors."""
@@ -674,7 +682,7 @@ def parsed(name, fn, function=False):
                     raise error_
             try:
                 out = fn(*args, **kwargs)
-            except (TypeError, ValueError, AttributeError):
+            except _PARSER_FIRST:
                 error_ = refused(args, kwargs)
                 if error_ is None:
                     raise
@@ -692,10 +700,12 @@ def parsed(name, fn, function=False):
                     raise first
             try:
                 out = fn(self, *args, **kwargs)
-            except (TypeError, ValueError, AttributeError):
+            except _PARSER_FIRST as exc:
                 error_ = refused(args, kwargs)
                 if error_ is not None:
                     raise error_ from None
+                if not isinstance(exc, _MISREAD):
+                    raise
                 binding = rebound(name, args, kwargs) if kwargs else None
                 if binding is None or binding == (list(args), kwargs):
                     raise

@@ -646,4 +646,12 @@ BUGS = {
         "x[[[0, 1]]] is read as one 2-D index (shape (1, 2, k)), where PyTorch 2.13 reads the"
         " outer list as a tuple of indices, x[[0, 1]], and warns that this is deprecated.",
     ),
+    "range_checked_before_type": Bug(
+        "N1",
+        "_signatures.py",
+        "_PARSER_FIRST = (TypeError, ValueError, AttributeError, IndexError, RuntimeError)\n",
+        "_PARSER_FIRST = (TypeError, ValueError, AttributeError)\n",
+        "stack([x], 2.5) is refused for its range (IndexError) where PyTorch's parser refuses"
+        " the float first (TypeError: argument 'dim' must be int, not float).",
+    ),
 }

@@ -944,6 +944,18 @@ def argument_parser_texts(T, record, rng):
         "argmax(x, 'a')": lambda: T.argmax(x, "a"),
         "mm(x)": lambda: T.mm(x),
         "chunk(x, f)": lambda: T.chunk(x, f),
+        # a float dim out of range: the parser's type refusal comes before the range check
+        "x.softmax(f + 2)": lambda: x.softmax(f + 2),
+        "x.size(f + 2)": lambda: x.size(f + 2),
+        "x.max(f + 2)": lambda: x.max(f + 2),
+        "x.argmax(f + 2)": lambda: x.argmax(f + 2),
+        "x.sum(f + 2)": lambda: x.sum(f + 2),
+        "x.unsqueeze(f + 3)": lambda: x.unsqueeze(f + 3),
+        "sum(x, f + 2)": lambda: T.sum(x, f + 2),
+        "argmax(x, f + 2)": lambda: T.argmax(x, f + 2),
+        "cat([x], f + 2)": lambda: T.cat([x], f + 2),
+        "stack([x], f + 3)": lambda: T.stack([x], f + 3),
+        "stack([x], dim=f + 3)": lambda: T.stack([x], dim=f + 3),
     }
     for label, call in calls.items():
         record.call(label, call)
