@@ -12,7 +12,7 @@ ROSTER ?=
 INSTRUCTOR ?=
 HUB_ARGS ?=
 
-.PHONY: install test lint format bench mutation record lab hub html check exercises demo clean
+.PHONY: install test lint format bench mutation seeds record lab hub html check exercises demo clean
 
 install: $(STAMP)
 
@@ -44,6 +44,10 @@ bench: install
 # How many single-point mutants of the exercises' reference answers the hidden tests catch.
 mutation: install
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(BIN)/python -m bench.mutation
+
+# autograder.check(minigrad) against live PyTorch on 200 fresh seeds (SEEDS=S,S replays some).
+seeds: install
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(BIN)/python -m bench.seeds $(if $(SEEDS),--seeds $(SEEDS))
 
 # PyTorch 2.13's observations of every CPU scenario, which check() compares with where PyTorch
 # 2.13 is not installed (autograder/recorded.py). Rerun after changing the catalogue.

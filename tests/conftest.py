@@ -1,6 +1,24 @@
-"""Fixtures shared by test modules."""
+"""Fixtures shared by test modules, and the run's fresh catalogue seeds."""
+
+import os
+import secrets
 
 import pytest
+
+FRESH_SEEDS = 2  # tests/test_fresh_seeds.py: how many seeds each run draws
+
+
+def pytest_configure(config):
+    # Drawn here, in the controlling process before pytest-xdist starts its workers (they
+    # inherit the environment), so every worker collects the same seeds.
+    if not os.environ.get("CATALOGUE_SEEDS"):
+        seeds = (secrets.randbelow(2**31) for _ in range(FRESH_SEEDS))
+        os.environ["CATALOGUE_SEEDS"] = ",".join(map(str, seeds))
+
+
+def pytest_report_header(config):
+    seeds = os.environ["CATALOGUE_SEEDS"]
+    return f"catalogue seeds drawn afresh: {seeds} (replay: CATALOGUE_SEEDS={seeds})"
 
 
 @pytest.fixture(scope="session")
