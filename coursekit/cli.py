@@ -154,6 +154,9 @@ def _hub_parser(commands, common) -> None:
     hub.add_argument("--homes", type=Path, help="where new accounts' homes go (default: /home)")
     hub.add_argument("--prepare-only", action="store_true",
                      help="make accounts and configuration, start nothing")  # fmt: skip
+    hub.add_argument("--allow-system-accounts", action="store_true",
+                     help="let roster ids be existing system accounts (daemon, www-data): "
+                     "refused by default")  # fmt: skip
 
 
 def _positive(text: str) -> float:
@@ -347,7 +350,9 @@ def _collect(course, args) -> int:
               f"({len(course.submitted())} in submitted/ in all)")  # fmt: skip
         for assignment, collected in found.items():
             for problem in collected.left_out:
-                print(f"  left out ({assignment}): {problem}")
+                print(f"  left out ({assignment}): {printable(problem)}")
+            for note in collected.notes:
+                print(f"  note ({assignment}): {printable(note)}")
         return 0
     if len(args.assignments) != 1 or args.roster is None:
         raise SystemExit("collect --from needs exactly one ASSIGNMENT and --roster")
@@ -434,10 +439,14 @@ def _hub(course, args) -> int:
         import_roster(gb, rows)
     state = (args.state or course.root.with_name(f"{course.root.name}-hub")).resolve()
     hub = prepare_hub(
-        course, rows, args.instructor, state, args.port, args.ip, args.auth, args.homes
-    )
+        course, rows, args.instructor, state, args.port, args.ip, args.auth, args.homes,
+        args.allow_system_accounts,
+    )  # fmt: skip
     if hub.created:
         print(f"accounts created: {', '.join(hub.created)}")
+    if hub.password_file:
+        print(f"{args.instructor}'s password is in {hub.password_file} (root's alone): give it "
+              "to them; it is theirs from the first sign-in, never the first comer's")  # fmt: skip
     if args.prepare_only:
         print(f"ready: jupyterhub -f {hub.config}")
         return 0

@@ -35,6 +35,7 @@ from test_pipeline import (
 
 from coursekit.classroom.course import Course
 from coursekit.classroom.download import unpack_download
+from coursekit.classroom.exchange import NO_ROSTER
 from coursekit.classroom.intake import DEFAULT_LIMITS, Limits
 
 pytestmark = pytest.mark.xdist_group("intake")  # one worker builds the module's course
@@ -269,31 +270,35 @@ def other_user() -> str:
     return next(u.pw_name for u in pwd.getpwall() if u.pw_uid != me and "+" not in u.pw_name)
 
 
-def hostile_exchange_entries(course: Path) -> dict[str, str]:
-    """One of each bad inbound entry; returns entry name -> words of the reason."""
+def hostile_exchange_entries(course: Path, roster=False) -> dict[str, str]:
+    """One of each bad inbound entry, in the names of students on the roster (kim, lu, mo,
+    ned); returns entry name -> words of the reason (with a roster, an impostor in the name of
+    a local user who is not enrolled is refused for that first)."""
     source = course / "source" / "toy" / "toy.ipynb"
-    linked = hand_in_to_exchange(course, "mallory")
+    linked = hand_in_to_exchange(course, "kim")
     (linked / "toy.ipynb").unlink()
     (linked / "toy.ipynb").symlink_to(source)  # the instructor's solutions
-    piped = hand_in_to_exchange(course, "eve")
+    piped = hand_in_to_exchange(course, "lu")
     os.mkfifo(piped / "extra.txt")
-    (inbound(course) / f"trent+toy+{STAMP}+r4nd0m").symlink_to(source.parent)
-    hand_in_to_exchange(course, "oscar", stamp="not a time")
+    (inbound(course) / f"mo+toy+{STAMP}+r4nd0m").symlink_to(source.parent)
+    hand_in_to_exchange(course, "ned", stamp="not a time")
     impostor = hand_in_to_exchange(course, other_user())  # created by us, not by them
     scripted = hand_in_to_exchange(course, "<img src=x onerror=alert(1)>")  # id as markup
     return {
         scripted.name: "holds one of",
         linked.name: "toy.ipynb is a symbolic link",
         piped.name: "extra.txt is a named pipe",
-        f"trent+toy+{STAMP}+r4nd0m": "it is a symbolic link, not a folder",
-        "oscar+toy+not a time+r4nd0m": "'not a time' is not a timestamp",
-        impostor.name: f"it names {other_user()} but belongs to {getpass.getuser()}",
+        f"mo+toy+{STAMP}+r4nd0m": "it is a symbolic link, not a folder",
+        "ned+toy+not a time+r4nd0m": "'not a time' is not a timestamp",
+        impostor.name: f"'{other_user()}' is not on the roster"
+        if roster
+        else f"it names {other_user()} but belongs to {getpass.getuser()}",
     }
 
 
 def test_each_bad_exchange_entry_is_left_out_with_its_reason(exchange_course):
     course = exchange_course
-    hand_in_to_exchange(course, "grace")  # no local user: uids unknown, collected
+    hand_in_to_exchange(course, "grace")  # no local user, but placed by the instructor
     hand_in_to_exchange(course, getpass.getuser())  # owned by the one it names
     bad = hostile_exchange_entries(course)
     out, problems = collect_exchange(course)
@@ -302,7 +307,8 @@ def test_each_bad_exchange_entry_is_left_out_with_its_reason(exchange_course):
         (said,) = [p for p in listed if p.startswith(f"inbound entry {entry!r}")]
         assert reason in said and said.endswith("left out"), said
         assert said in out
-    assert len(listed) == len(bad)
+    assert listed[len(bad):] == [NO_ROSTER]  # fmt: skip
+    assert f"note (toy): {NO_ROSTER}" in out  # no roster: what that means
     assert sorted(os.listdir(course / "submitted")) == sorted(["grace", getpass.getuser()])
     assert b"BEGIN SOLUTION" not in b"".join(
         p.read_bytes() for p in (course / "submitted").rglob("*") if p.is_file()
@@ -332,9 +338,8 @@ def test_exchange_files_are_collected_0644_and_a_refused_update_keeps_the_last_c
     (newer / "toy.ipynb").unlink()
     (newer / "toy.ipynb").symlink_to(course / "source" / "toy" / "toy.ipynb")
     _, problems = collect_exchange(course)
-    assert (
-        len(problems["toy"]) == 1 and collected.read_bytes() == (entry / "toy.ipynb").read_bytes()
-    )
+    assert problems["toy"][1:] == [NO_ROSTER] and "symbolic link" in problems["toy"][0]
+    assert collected.read_bytes() == (entry / "toy.ipynb").read_bytes()
 
 
 # --- one class with one of each: collected, graded, reported ------------------------------------
@@ -357,9 +362,10 @@ def test_a_class_with_one_of_each_bad_entry_collects_and_grades_everyone_else(
         assert reason in said and said.startswith("  left out: "), said
     assert sorted(os.listdir(course / "submitted")) == ["a+b", "ada"]
 
-    hand_in_to_exchange(course, "grace")
-    hand_in_to_exchange(course, getpass.getuser())
-    bad = hostile_exchange_entries(course)
+    hand_in_to_exchange(course, "dee")  # no local user, but placed by the instructor
+    bad = hostile_exchange_entries(course, roster=True)
+    intruder = hand_in_to_exchange(course, getpass.getuser())  # enrolled nowhere
+    bad[intruder.name] = f"'{getpass.getuser()}' is not on the roster"
     out, problems = collect_exchange(course)
     assert all(any(entry in p and why in p for p in problems["toy"]) for entry, why in bad.items())
     # a symlink that reached submitted/ some other way is refused by grade too
@@ -370,7 +376,7 @@ def test_a_class_with_one_of_each_bad_entry_collects_and_grades_everyone_else(
 
     run("grade", "-C", course, "-j", "2")
     scores = gradebook_scores(sqlite_url(course))
-    graded = {"ada", "a+b", "grace", getpass.getuser()}
+    graded = {"ada", "a+b", "dee"}
     assert {s: scores[(s, "toy")] for s in graded} == {s: full for s in graded}
     assert scores[("zed", "toy")] == {"test_add": 0.0, "test_mul": 0.0}
     assert any("symbolic link" in note for note in notes_of(sqlite_url(course), "zed"))

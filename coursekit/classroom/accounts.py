@@ -29,6 +29,27 @@ def name_problem(name: str) -> str:
     return ""
 
 
+def ordinary_uids(defs: Path = Path("/etc/login.defs")) -> range:
+    """The uids of people's accounts (login.defs' UID_MIN..UID_MAX; Debian's 1000..60000):
+    below are the system's (daemon, www-data), above nobody and the like."""
+    found = {"UID_MIN": 1000, "UID_MAX": 60000}
+    try:
+        for line in defs.read_text().splitlines():
+            words = line.split()
+            if len(words) == 2 and words[0] in found and words[1].isdigit():
+                found[words[0]] = int(words[1])
+    except OSError:
+        pass
+    return range(found["UID_MIN"], found["UID_MAX"] + 1)
+
+
+def system_accounts(names) -> list[str]:
+    """The `names` that are existing accounts outside the people's uid range (root, daemon,
+    www-data, nobody): a class must not sign in as one, nor the instructor join its group."""
+    people = ordinary_uids()
+    return [n for n in names if exists(n) and pwd.getpwnam(n).pw_uid not in people]
+
+
 def exists(name: str) -> bool:
     try:
         pwd.getpwnam(name)

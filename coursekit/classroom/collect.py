@@ -23,7 +23,7 @@ import os
 import re
 import shutil
 import zipfile
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from nbgrader.plugins import FileNameCollectorPlugin
@@ -109,6 +109,7 @@ class Collected:
 
     taken: list[str]  # the students whose submission it copied into submitted/ (new or newer)
     left_out: list[str]  # the entries it left out, each with why
+    notes: list[str] = field(default_factory=list)  # what it collected with a remark
 
 
 def collect_from_exchange(
@@ -117,7 +118,7 @@ def collect_from_exchange(
     """nbgrader's collect, one assignment after another (its log shown if verbose)."""
     found = {a: Collected(*exchange.collect(course, a, limits, verbose)) for a in assignments}
     for assignment, collected in found.items():
-        record_problems(course, assignment, collected.left_out)
+        record_problems(course, assignment, collected.left_out + collected.notes)
     return found
 
 
@@ -192,7 +193,8 @@ def _record_times(course, assignment: str, extractor, collector) -> None:
 
 
 def record_problems(course, assignment: str, problems: list[str]) -> None:
-    """What collect left out, per assignment, for the report (.pipeline/collect-problems.json)."""
+    """What collect left out or noted, per assignment, for the report
+    (.pipeline/collect-problems.json)."""
     record = course.work / "collect-problems.json"
     record.parent.mkdir(parents=True, exist_ok=True)
     known = json.loads(record.read_text()) if record.is_file() else {}

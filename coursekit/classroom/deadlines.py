@@ -30,6 +30,7 @@ from coursekit.classroom.printable import printable
 from coursekit.classroom.runs import Extension, LatePolicy, ensure_table
 
 DAY = 86400.0
+LONGEST_EXTENSION_DAYS = 36525  # a century: beyond it a number is a slip (1e308, inf)
 TIMESTAMP = "timestamp.txt"  # nbgrader's
 SOURCE = ".submission.json"  # {"source": words, "lms_late": bool}: where the time came from
 
@@ -232,8 +233,11 @@ def extend(course, student: str, assignment: str, hours: float) -> str:
     from nbgrader.api import Student
 
     _known_assignment(course, assignment)
-    if hours < 0:
-        raise SystemExit("an extension is a number of days or hours, 0 or more (0 removes it)")
+    if not 0 <= hours <= LONGEST_EXTENSION_DAYS * 24:  # also false for nan
+        raise SystemExit(
+            "an extension is a number of days or hours, 0 or more (0 removes it) and at most "
+            f"{LONGEST_EXTENSION_DAYS} days (a century), not {hours:g} h"
+        )
     with course.gradebook() as gb:
         ensure_table(gb.engine)
         known = gb.db.execute(select(Student.id).where(Student.id == student)).first()

@@ -6,28 +6,60 @@ notebook), blocks for ever on a FIFO, and only logs an entry handed in under ano
 student's name. VettedCollect keeps its rules (the newest entry per student, --update
 semantics, CourseDirectory.ignore/include/max_file_size) and leaves out, with a reason:
 an entry name without a valid timestamp; an entry that is not a folder, or holds anything but
-folders and regular files; an entry owned by someone else than the student it names, where
-the uids are known (a local user of that name exists; check_owner, on by default); an entry
-over the limits (intake.Limits). Collected files are written 0644, staged beside their place
-so that a refused entry leaves the copy collected before in place.
+folders and regular files; an entry whose id is not on the roster (the gradebook's students;
+with none, every id is taken and a note says so); an entry owned by someone else than the
+student it names, or whose owner cannot be checked (no local user has the student's name)
+unless the instructor running collect (or root) placed it (check_owner, on by default); an
+entry over the limits (intake.Limits). Collected files are written 0644, staged beside their
+place so that a refused entry leaves the copy collected before in place.
+
+The time of a student's entry is the exchange's, which no student can set: the newest ctime
+of the entry's files and folders (a student can set a name, timestamp.txt and mtimes, never a
+ctime earlier than now), remembered in the course (.pipeline/exchange-seen.json) when collect
+first sees the entry, with a digest of what it held, so that a later chown or restore of the
+exchange does not move it; an entry whose content changed since takes the time it changed.
+The name's time counts only when it is not earlier; an entry that claims an earlier time (its
+name or its timestamp.txt) is collected with the exchange's time and a note. An entry placed by
+the instructor running collect (or root) keeps its name's time, as in nbgrader.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import pwd
 import shutil
 import stat
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from nbgrader.exchange import ExchangeError
 from nbgrader.exchange.default.collect import ExchangeCollect
 from nbgrader.utils import ignore_patterns, parse_utc
 
-from coursekit.classroom.deadlines import record_submission
-from coursekit.classroom.intake import DEFAULT_LIMITS, Budget, Limits, Unsafe, copy_entry, kind
+from coursekit.classroom.deadlines import TIMESTAMP, record_submission
+from coursekit.classroom.intake import (
+    DEFAULT_LIMITS,
+    Budget,
+    Limits,
+    Unsafe,
+    copy_entry,
+    kind,
+    open_regular,
+)
 from coursekit.classroom.quiet import nbgrader_log
 from coursekit.classroom.roster import id_problem
+
+SEEN = "exchange-seen.json"  # in the course's .pipeline/: what collect saw of each entry, when
+# An honest entry's name is written before its files are copied: a claim earlier than the
+# exchange's time by less than this is not worth a note (the time is the exchange's anyway).
+CLAIM_SLACK = timedelta(minutes=2)
+NO_ROSTER = (
+    "no roster in the gradebook (`init --roster` or `collect --roster ROSTER`): the ids of "
+    "the exchange's entries were not checked against a class list, so an entry under any id "
+    "was collected"
+)
 
 
 def collect(course, assignment: str, limits: Limits = DEFAULT_LIMITS, verbose=False):
@@ -43,21 +75,34 @@ def collect(course, assignment: str, limits: Limits = DEFAULT_LIMITS, verbose=Fa
         coursedir=coursedir, authenticator=Authenticator(config=config), config=config
     )
     collector.update, collector.limits = True, limits
+    with course.gradebook() as gb:
+        collector.roster = {student.id for student in gb.students} or None
+    seen_file = course.work / SEEN
+    seen = json.loads(seen_file.read_text()) if seen_file.is_file() else {}
+    collector.seen = seen.setdefault(assignment, {})
     try:
         with nbgrader_log(collector.log, verbose):
             collector.start()
     except ExchangeError as error:
         raise SystemExit(f"collect {assignment} from the exchange: {error}") from None
-    return collector.taken, collector.problems
+    seen_file.parent.mkdir(parents=True, exist_ok=True)
+    seen_file.write_text(json.dumps(seen, indent=1))
+    notes = collector.notes + ([NO_ROSTER] if collector.roster is None else [])
+    return collector.taken, collector.problems, notes
 
 
 class VettedCollect(ExchangeCollect):
     limits = DEFAULT_LIMITS
-    problems: list[str]
+    roster: set[str] | None = None  # the ids that may hand in (None: no roster, all)
+    seen: dict  # entry name -> {"time", "changed", "digest"}: this assignment's, in SEEN
+    problems: list[str]  # the entries left out, each with why
+    notes: list[str]  # the entries collected with a remark (a claimed time not kept)
     taken: list[str]  # the students whose entry this collect copied into submitted/
 
     def init_src(self):
-        self.problems, self.taken = [], []
+        self.problems, self.notes, self.taken = [], [], []
+        self.seen = getattr(self, "seen", {})
+        self.instructors = {os.geteuid(), 0}  # whose entries are the course's own
         self.course_path = os.path.join(self.root, self.coursedir.course_id)
         self.inbound_path = os.path.join(self.course_path, "inbound")
         if not os.path.isdir(self.inbound_path):
@@ -98,11 +143,22 @@ class VettedCollect(ExchangeCollect):
         student = record["username"]
         if id_problem(student):  # the id is the student's own choice of folder name here
             return id_problem(student)
+        if self.roster is not None and student not in self.roster:
+            return (
+                f"{student!r} is not on the roster (the gradebook's students; add a student "
+                "with `collect --roster ROSTER`)"
+            )
         if self.check_owner:
             try:
                 expected = pwd.getpwnam(student).pw_uid
-            except KeyError:  # no local user of that name: nothing to compare with
-                return ""
+            except KeyError:  # no local user of that name: only the course's own is theirs
+                if info.st_uid in self.instructors:
+                    return ""
+                return (
+                    f"no local user is named {student}, so that it is theirs cannot be checked "
+                    f"(it belongs to {_user(info.st_uid)}): give each student a local account "
+                    "named by their id (`minigrad-course hub --prepare-only`)"
+                )
             if info.st_uid != expected:
                 return (
                     f"it names {student} but belongs to {_user(info.st_uid)} (handed in "
@@ -122,38 +178,125 @@ class VettedCollect(ExchangeCollect):
             dest = Path(self.coursedir.format_path(
                 self.coursedir.submitted_directory, student, assignment
             ))  # fmt: skip
-            if not self._newer(record, dest):
+            entry = Path(self.inbound_path, record["filename"])
+            time = self._known_time(record, entry)  # None: decided by what the entry holds
+            if time is not None and not self._newer(time, dest):
                 continue
             staged = dest.with_name(f".{dest.name}.collecting")
             shutil.rmtree(staged, ignore_errors=True)
             staged.mkdir(parents=True)
             try:
-                copy_entry(
-                    Path(self.inbound_path, record["filename"]), staged, Budget(self.limits), ignore
-                )
+                copy_entry(entry, staged, Budget(self.limits), ignore)
             except Unsafe as why:
                 shutil.rmtree(staged, ignore_errors=True)
                 if not any(dest.parent.iterdir()):  # no folder left for a student with nothing
                     dest.parent.rmdir()
                 self.problems.append(f"inbound entry {record['filename']!r}: {why}; left out")
                 continue
-            # the entry's time, not the timestamp.txt inside it (the student's file)
-            record_submission(staged, record["timestamp"], "the exchange")
+            if time is None:
+                time = self._seen_time(record, entry, staged)
+                if not self._newer(time, dest):
+                    shutil.rmtree(staged)
+                    continue
+            record_submission(staged, time, "the exchange")
             if dest.exists():
                 shutil.rmtree(dest)
             staged.rename(dest)
             self.taken.append(student)
             self.log.info("Collected submission: %s %s", student, assignment)
 
-    def _newer(self, record: dict, dest: Path) -> bool:
-        """Whether the entry is newer than the copy collected before (nbgrader's --update)."""
+    def _known_time(self, record: dict, entry: Path) -> datetime | None:
+        """The entry's time when it is known without reading it: an entry of the course's
+        own (the name's time), or one seen before and unchanged since (the time it was first
+        seen with); None otherwise."""
+        if os.lstat(entry).st_uid in self.instructors:
+            return record["timestamp"]
+        seen = self.seen.get(record["filename"])
+        if seen is None or _changed_at(entry) > seen["changed"]:
+            return None
+        return self._kept(record, entry, _utc(seen["time"]))
+
+    def _seen_time(self, record: dict, entry: Path, staged: Path) -> datetime:
+        """The time of an entry seen for the first time, or changed since: the exchange's (its
+        newest ctime), kept for good the first time; a change of content takes the time of
+        the change, a change of owner or mode alone (an administrator's) does not."""
+        changed, digest = _changed_at(entry), _digest(staged)
+        seen = self.seen.get(record["filename"])
+        if seen is not None and seen["digest"] == digest:
+            time = _utc(seen["time"])
+        else:
+            time = _utc_from(changed)
+            if seen is not None:
+                self.notes.append(
+                    f"inbound entry {record['filename']!r}: changed after collect first saw it "
+                    f"at {_shown(_utc(seen['time']))}; its time is when it changed, {_shown(time)}"
+                )
+        self.seen[record["filename"]] = {"time": str(time), "changed": changed, "digest": digest}
+        return self._kept(record, entry, time)
+
+    def _kept(self, record: dict, entry: Path, time: datetime) -> datetime:
+        """`time`, or the entry's name's when that is later; a claim (the name's, its
+        timestamp.txt's) earlier than `time` is noted, never kept."""
+        claims = [record["timestamp"], _claimed_inside(entry)]
+        earliest = min(c for c in claims if c is not None)
+        if earliest < time - CLAIM_SLACK:
+            self.notes.append(
+                f"inbound entry {record['filename']!r}: it says it was handed in at "
+                f"{_shown(earliest)}, but it reached the exchange at {_shown(time)}; collected "
+                "with the exchange's time"
+            )
+        return max(time, record["timestamp"])
+
+    def _newer(self, time: datetime, dest: Path) -> bool:
+        """Whether an entry of `time` is newer than the copy collected before (nbgrader's
+        --update)."""
         if not dest.is_dir():
             return True
         try:
             existing = self.coursedir.get_existing_timestamp(str(dest))
-        except (ValueError, OverflowError):  # timestamp.txt is the student's text
+        except (ValueError, OverflowError):  # a timestamp.txt written before this rule
             return True
-        return existing is None or record["timestamp"] > existing
+        return existing is None or time > existing
+
+
+def _changed_at(entry: Path) -> float:
+    """The newest ctime in the entry (its folders and files, never through a symlink): the
+    last time anything in it changed, which no student can set back."""
+    newest = os.lstat(entry).st_ctime
+    for folder, dirs, files in os.walk(entry):
+        for name in dirs + files:
+            newest = max(newest, os.lstat(os.path.join(folder, name)).st_ctime)
+    return newest
+
+
+def _digest(folder: Path) -> str:
+    """sha256 of a collected copy: each file's name and bytes."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        digest.update(os.fsencode(path.relative_to(folder)) + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def _claimed_inside(entry: Path) -> datetime | None:
+    """The time the entry's own timestamp.txt claims (nbgrader's submit writes one), if any."""
+    try:
+        with open_regular(entry / TIMESTAMP) as claim:
+            return parse_utc(claim.read(200).decode().strip())
+    except (Unsafe, OSError, ValueError, OverflowError):
+        return None
+
+
+def _utc_from(seconds: float) -> datetime:
+    return datetime.fromtimestamp(seconds, timezone.utc).replace(tzinfo=None)
+
+
+def _utc(text: str) -> datetime:
+    return datetime.fromisoformat(text)
+
+
+def _shown(time: datetime) -> str:
+    return f"{time:%Y-%m-%d %H:%M:%S} UTC"
 
 
 def _user(uid: int) -> str:

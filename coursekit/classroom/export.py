@@ -14,14 +14,12 @@ are in export_lms.py; `export_grades` writes any of them.
 
 from __future__ import annotations
 
-import csv
-
 from nbgrader.plugins import ExportPlugin
 
 from coursekit.classroom import scores as read
 from coursekit.classroom.deadlines import read_lateness
 from coursekit.classroom.runs import latest_runs
-from coursekit.classroom.spreadsheet import cell_text
+from coursekit.classroom.spreadsheet import write_csv
 
 
 def problems(run) -> str:
@@ -52,29 +50,27 @@ class WideCsvExportPlugin(ExportPlugin):
             header.append(f"{name}/problems")
             header += [f"{name}/{cell}" for _, cell in cells[name]]
         possible = sum(maximum for _, maximum in assignments)
-        with open(path, "w", newline="") as handle:
-            writer = csv.writer(handle)
-            writer.writerow(header)
-            for student in read.students(db):
-                row, total = [], 0.0
-                for name, _ in assignments:
-                    if (student.id, name) not in totals:
-                        row += ["", "", "", "", "missing", ""] + [""] * len(cells[name])
-                        continue
-                    score, lateness = totals[(student.id, name)][0], late[(student.id, name)]
-                    total += score - lateness.penalty
-                    run = runs.get((student.id, name))
-                    row += [f"{score - lateness.penalty:g}", f"{score:g}", f"{lateness.penalty:g}"]
-                    row.append("late" if lateness.is_late else "")
-                    row.append(run.status if run else "not graded yet")
-                    row.append(cell_text(problems(run)))
-                    for notebook, cell in cells[name]:
-                        row.append(f"{by_cell.get((student.id, name, notebook, cell), 0.0):g}")
-                person = who.get(student.id, {})
-                names = [student.first_name or "", student.last_name or "", student.email or ""]
-                names += [person.get("sis_id", ""), person.get("section", "")]
-                texts = [cell_text(t) for t in (student.id, *names)]
-                writer.writerow([*texts, f"{total:g}", f"{possible:g}", *row])
+        rows = [header]
+        for student in read.students(db):
+            row, total = [], 0.0
+            for name, _ in assignments:
+                if (student.id, name) not in totals:
+                    row += ["", "", "", "", "missing", ""] + [""] * len(cells[name])
+                    continue
+                score, lateness = totals[(student.id, name)][0], late[(student.id, name)]
+                total += score - lateness.penalty
+                run = runs.get((student.id, name))
+                row += [f"{score - lateness.penalty:g}", f"{score:g}", f"{lateness.penalty:g}"]
+                row.append("late" if lateness.is_late else "")
+                row.append(run.status if run else "not graded yet")
+                row.append(problems(run))
+                for notebook, cell in cells[name]:
+                    row.append(f"{by_cell.get((student.id, name, notebook, cell), 0.0):g}")
+            person = who.get(student.id, {})
+            names = [student.first_name or "", student.last_name or "", student.email or ""]
+            names += [person.get("sis_id", ""), person.get("section", "")]
+            rows.append([student.id, *names, f"{total:g}", f"{possible:g}", *row])
+        write_csv(path, rows)
 
 
 def export_csv(course, path) -> str:

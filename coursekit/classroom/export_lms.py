@@ -34,18 +34,19 @@ unlimited grades.
 Both: a score is a plain decimal ("1.7"). An empty score is work not handed in, and it is no
 "leave as it is": Moodle sets the item to no grade, Canvas's upload page sends the empty cell
 as the new grade where Canvas holds one (listing it as a change first); the warnings count
-them. Names, sections and notes are spreadsheet-safe (spreadsheet.cell_text): an escaped
-name no longer equals the LMS's, which matters only where no id matched.
+them. Every text cell is spreadsheet-safe (spreadsheet.write_csv): an escaped name no longer
+equals the LMS's, which matters only where no id matched; an identifier that would start a
+formula is refused in the roster (roster.py), and one that reached the gradebook some other
+way is escaped too, so that its row matches nobody rather than running in a spreadsheet.
 """
 
 from __future__ import annotations
 
-import csv
 import re
 from pathlib import Path
 
 from coursekit.classroom import scores as read
-from coursekit.classroom.spreadsheet import cell_text
+from coursekit.classroom.spreadsheet import cell_text, write_csv
 from coursekit.classroom.table import ClassScores, class_scores
 
 CANVAS_IDS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
@@ -64,18 +65,18 @@ def export_canvas(course, path: Path) -> list[str]:
     """Write Canvas's gradebook import CSV at path; the warnings (students Canvas cannot
     match by an id, assignment names it would misread, empty scores) as lines."""
     book, who = _read(course)
-    header = [*CANVAS_IDS, *map(cell_text, book.assignments)]
+    header = [*CANVAS_IDS, *book.assignments]
     points = [_points(p) for p in book.possible.values()]
     rows = [header, ["Points Possible", "", "", "", "", *points]]
     for student in book.students:
         person = who.get(student, {})
         name = ", ".join(filter(None, (person.get("last_name"), person.get("first_name"))))
         canvas_id = person.get("lms_user_id", "")
-        rows.append([cell_text(name or student), canvas_id if canvas_id.isdigit() else "",
+        rows.append([name or student, canvas_id if canvas_id.isdigit() else "",
                      person.get("sis_id", ""), person.get("sis_login_id", ""),
-                     cell_text(person.get("section", "")),
+                     person.get("section", ""),
                      *(_score(book, student, a) for a in book.assignments)])  # fmt: skip
-    _write(path, rows)
+    write_csv(path, rows)
     ids = {s: who.get(s, {}).get("lms_user_id", "") for s in book.students}
     sis = {s: any(who.get(s, {}).get(k) for k in ("sis_id", "sis_login_id")) for s in ids}
     unmatched = [s for s in book.students if not ids[s].isdigit() and not sis[s]]
@@ -84,6 +85,7 @@ def export_canvas(course, path: Path) -> list[str]:
     warnings += _warn([s for s, i in ids.items() if i and not i.isdigit()],
                       "an lms_user_id that is not a number (Canvas's user ids are)",
                       "their ID cells are left empty")  # fmt: skip
+    warnings += _escaped(book.students, who, ("sis_id", "sis_login_id"), "Canvas")
     for name in book.assignments:
         why = canvas_title_problem(name)
         if why:
@@ -109,22 +111,22 @@ def export_moodle(course, path: Path) -> list[str]:
     written = {h for h, _ in keys}
     header = [h for h in MOODLE_IDS if h in written or h not in dict(MOODLE_KEYS)]
     for assignment in book.assignments:
-        header += [cell_text(assignment), cell_text(f"{assignment} feedback")]
+        header += [assignment, f"{assignment} feedback"]
     rows = [header]
     for student in students:
         person = who.get(student, {})
         row = [person[field] for _, field in keys]
-        row += [cell_text(person.get("first_name", "")), cell_text(person.get("last_name", ""))]
+        row += [person.get("first_name", ""), person.get("last_name", "")]
         for assignment in book.assignments:
-            row += [_score(book, student, assignment),
-                    cell_text(_feedback(book, student, assignment))]  # fmt: skip
+            row += [_score(book, student, assignment), _feedback(book, student, assignment)]
         rows.append(row)
-    _write(path, rows)
+    write_csv(path, rows)
     left_out = [s for s in book.students if s not in students]
     lacking = " or no ".join(field for _, field in keys)
     warnings = _warn(left_out, f"no {lacking}",
                      "their rows are left out (Moodle files a row whose identifier is empty "
                      "under the student above it)")  # fmt: skip
+    warnings += _escaped(students, who, [field for _, field in keys], "Moodle")
     large = sorted({a for s in students for a in book.assignments
                     if (s, a) in book.scores and book.final(s, a) > MOODLE_LARGEST})  # fmt: skip
     if large:
@@ -183,10 +185,13 @@ def _empty_scores(book: ClassScores, students: list[str], lms: str) -> list[str]
             f"grade {lms} already holds for that student and assignment"]  # fmt: skip
 
 
-def _write(path: Path, rows: list[list[str]]) -> None:
-    """UTF-8 without a byte-order mark, CRLF line ends; cells already escaped where text."""
-    with open(path, "w", newline="", encoding="utf-8") as handle:
-        csv.writer(handle).writerows(rows)
+def _escaped(students: list[str], who: dict, fields, lms: str) -> list[str]:
+    """The students whose identifier in `fields` would start a formula (one that reached the
+    gradebook past the roster's check): written escaped, so the LMS matches it to nobody."""
+    found = [s for s in students if any(cell_text(who.get(s, {}).get(f, "")) !=
+                                        who.get(s, {}).get(f, "") for f in fields)]  # fmt: skip
+    return _warn(found, "an identifier a spreadsheet would read as a formula",
+                 f"it is written escaped and {lms} matches their rows to no one")  # fmt: skip
 
 
 def _warn(students: list[str], lacking: str, so: str) -> list[str]:

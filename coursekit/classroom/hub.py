@@ -10,8 +10,10 @@ documented rights: the root writable by all with the sticky bit; the course's in
 gradebook, submissions) belongs to the instructor, 0700.
 
 Authentication (--auth): first-use (default), jupyterhub-firstuseauthenticator: only the
-roster's ids (and the instructor) may sign in, each setting their password at their first
-sign-in; nothing else to run or administer for a lab without an LMS. shared-password: one
+roster's ids (and the instructor) may sign in, each student setting their password at their
+first sign-in; nothing else to run or administer for a lab without an LMS. The instructor's
+password is never first use: `hub` writes a random one to `instructor-password` in the hub's
+folder (root's alone) and the configuration pins its hash (hub_auth.py). shared-password: one
 password for the students (MINIGRAD_HUB_PASSWORD), another for the instructor
 (MINIGRAD_HUB_ADMIN_PASSWORD), for a workshop and the tests. An LMS launch
 goes through LTI 1.3 (jupyterhub-ltiauthenticator; README, For instructors).
@@ -42,6 +44,7 @@ class Hub:
     config: Path  # jupyterhub_config.py
     url: str
     created: list[str]  # accounts made by this run
+    password_file: Path | None = None  # the instructor's password (first use), root's alone
 
 
 def proxy_command() -> str | None:
@@ -60,12 +63,27 @@ def prepare_hub(
     ip: str = "127.0.0.1",
     auth: str = "first-use",
     homes: Path | None = None,
+    allow_system_accounts: bool = False,
 ) -> Hub:
-    """Accounts, rights and configuration files; nothing started yet."""
+    """Accounts, rights and configuration files; nothing started yet. A roster id or an
+    instructor that is an existing system account (daemon) is refused unless allowed."""
     if os.geteuid() != 0:
         raise SystemExit(
             "`minigrad-course hub` runs as root: JupyterHub starts each person's JupyterLab "
             "as their own Unix account"
+        )
+    students = [row["id"] for row in roster_rows]
+    if not students:
+        raise SystemExit("the roster lists no student: give --roster a CSV with an id column")
+    if instructor in students:
+        raise SystemExit(f"{instructor} is on the roster: an instructor is not a student")
+    system = accounts.system_accounts([instructor, *students])
+    if system and not allow_system_accounts:
+        raise SystemExit(
+            f"{', '.join(system)} already exist as system accounts (not people's: uid outside "
+            f"{accounts.ordinary_uids().start}..{accounts.ordinary_uids().stop - 1}); the class "
+            "would sign in as them and the instructor join their groups. Give those people "
+            "other ids, or pass --allow-system-accounts if that is what you mean"
         )
     proxy = proxy_command()
     if proxy is None:
@@ -81,11 +99,6 @@ def prepare_hub(
                 f"is closed to other users, on the way to {path}): install the course where "
                 "every account can run it, e.g. a venv made by /usr/bin/python3 under /opt"
             )
-    students = [row["id"] for row in roster_rows]
-    if not students:
-        raise SystemExit("the roster lists no student: give --roster a CSV with an id column")
-    if instructor in students:
-        raise SystemExit(f"{instructor} is on the roster: an instructor is not a student")
     exchange = _exchange_of(course, homes)
     config_dir = state.parent / f"{state.name}-jupyter-config"  # read by everyone's server
     if closed_to_others(config_dir):
@@ -93,13 +106,14 @@ def prepare_hub(
             f"{closed_to_others(config_dir)} is closed to other users, so no one's JupyterLab "
             f"could read its configuration in {config_dir}: give --state a folder elsewhere"
         )
-    settings = _auth_settings(auth, state)
+    state.mkdir(parents=True, exist_ok=True)
+    state.chmod(0o700)  # root's alone: the hub's database, secrets, the instructor's password
+    settings = _auth_settings(auth, state, instructor)
+    password_file = settings.pop("password_file", None)
     created = accounts.ensure_accounts([instructor, *students], homes)
     # the instructor in each student's own group: feedback readable by that student alone
     accounts.add_to_groups(instructor, students)
     _hand_over(course, exchange, instructor)
-    state.mkdir(parents=True, exist_ok=True)
-    state.chmod(0o700)
     bin_dir = Path(sys.executable).parent
     config = write_configs(
         HubSettings(
@@ -118,7 +132,7 @@ def prepare_hub(
             **settings,
         )
     )
-    return Hub(config, f"http://{ip}:{port}", created)
+    return Hub(config, f"http://{ip}:{port}", created, password_file)
 
 
 def start_hub(hub: Hub, state: Path) -> None:
@@ -172,16 +186,26 @@ def _exchange_of(course, homes: Path | None) -> Path:
     return exchange
 
 
-def _auth_settings(auth: str, state: Path) -> dict:
+def _auth_settings(auth: str, state: Path, instructor: str = "") -> dict:
+    """The authenticator's settings; for first use, the instructor's password is made here
+    (hub_auth.instructor_password, in `state`) and its hash pinned."""
     if auth == "first-use":
+        from coursekit.classroom.hub_auth import instructor_password
+
+        pinned, password_file = {}, None
+        if instructor:
+            password_file, pinned[instructor] = instructor_password(state)
         return {
-            "authenticator": "firstuseauthenticator.FirstUseAuthenticator",
-            "auth_note": "first use: each allowed person sets their password at first sign-in",
+            "authenticator": "coursekit.classroom.hub_auth.CourseFirstUseAuthenticator",
+            "auth_note": "first use for the students, each setting their password at first "
+            "sign-in; the instructor's password is set by `minigrad-course hub`",
             "auth_settings": {
                 "FirstUseAuthenticator.create_users": False,
                 "FirstUseAuthenticator.dbm_path": str(state / "passwords.dbm"),
                 "FirstUseAuthenticator.min_password_length": 8,
+                "CourseFirstUseAuthenticator.pinned": pinned,
             },
+            "password_file": password_file,
         }
     if auth == "shared-password":
         password = os.environ.get(PASSWORD_VARIABLE, "")
