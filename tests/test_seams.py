@@ -248,35 +248,31 @@ def test_the_self_paced_edition_never_loads_saved_functions(tmp_path):
     assert out.stdout.strip() == "None"
 
 
-def _run_lecture(name: str) -> list[str]:
-    """Execute a lecture in a fresh kernel (which inherits this process's environment); the
-    errors it showed, as "Name: message"."""
+def _run_lecture(name: str) -> tuple[list[str], str]:
+    """Execute a lecture in a fresh kernel (which inherits this process's environment): the
+    errors it showed, as "Name: message", and the text its cells printed."""
     from nbclient import NotebookClient
 
     course = Path(minigrad.__file__).resolve().parent.parent / "course"
     nb = nbformat.read(course / name, as_version=4)
     NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=True,
                    resources={"metadata": {"path": str(course)}}).execute()  # fmt: skip
-    return [
-        f"{o['ename']}: {o['evalue']}"
-        for c in nb.cells
-        if c.cell_type == "code"
-        for o in c.get("outputs", [])
-        if o.output_type == "error"
-    ]
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+    errors = [f"{o['ename']}: {o['evalue']}" for o in outputs if o.output_type == "error"]
+    return errors, "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
 
 
 def test_a_lecture_runs_on_the_class_edition_once_the_students_functions_are_saved(
     tmp_path, monkeypatch
 ):
-    """Lecture 02 in the class edition: it stops, naming the assignment, before the student
-    built leaf_nodes; with every assignment's functions saved (here: the reference answers, as
-    a student who finished would have them) it runs top to bottom."""
+    """Lecture 02 in the class edition runs top to bottom: before the student built leaf_nodes
+    the cells that need it say so, naming the assignment; with every assignment's functions
+    saved (here: the reference answers, as a student who finished would have them) they run."""
     edition = class_edition(tmp_path)
     monkeypatch.setenv("PYTHONPATH", str(edition))
     monkeypatch.setenv("MINIGRAD_MY_SEAMS", str(tmp_path / "mine"))
-    errors = _run_lecture("02_leaf_nodes.ipynb")
-    assert errors and "is not built yet: you write it in assignment 1, leaf_nodes" in errors[0]
+    errors, text = _run_lecture("02_leaf_nodes.ipynb")
+    assert errors == [] and "is not built yet; you build it in assignment 1 (leaf_nodes)" in text
     (tmp_path / "mine").mkdir()
     for assignment in NAMES:
         functions = graded_functions(seam_source(assignment)).values()
@@ -284,7 +280,8 @@ def test_a_lecture_runs_on_the_class_edition_once_the_students_functions_are_sav
             f"from minigrad.seams.{assignment} import *\n\n\n"
             + "\n\n".join(without_markers(f) for f in functions)
         )
-    assert _run_lecture("02_leaf_nodes.ipynb") == []
+    errors, text = _run_lecture("02_leaf_nodes.ipynb")
+    assert errors == [] and "is not built yet" not in text
 
 
 COURSE_ORDER_PROBE = """
@@ -493,9 +490,7 @@ def test_saved_work_survives_an_untouched_copy_and_every_version_can_be_restored
         seams.reset()
 
 
-def test_a_saved_function_that_fails_to_load_is_named_and_the_others_load(
-    tmp_path, monkeypatch
-):
+def test_a_saved_function_that_fails_to_load_is_named_and_the_others_load(tmp_path, monkeypatch):
     monkeypatch.setattr(seams, "EDITION", "class")
     monkeypatch.setenv("MINIGRAD_MY_SEAMS", str(tmp_path / "mine"))
     functions = graded_functions(seam_source("leaf_nodes"))
