@@ -38,6 +38,7 @@ LECTURES = (
 )
 RUNNER = """
 import json, sys
+import nbformat
 from nbclient import NotebookClient
 
 nb = nbformat.read(sys.argv[1], as_version=4)
