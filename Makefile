@@ -12,7 +12,7 @@ ROSTER ?=
 INSTRUCTOR ?=
 HUB_ARGS ?=
 
-.PHONY: install test lint format bench mutation seeds record lab hub html check exercises demo clean
+.PHONY: install test lint format bench mutation seeds record lab hub html check exercises rules demo clean
 
 install: $(STAMP)
 
@@ -76,6 +76,11 @@ check: install
 # Regenerate solutions/ and exercises/ after changing coursekit/exercises or the catalogue.
 exercises: install
 	$(BIN)/python -m coursekit.exercises
+
+# docs/RULES.md, the contract, written from the rules as data (autograder/rules.py); a test
+# fails when it is out of date.
+rules: install
+	$(BIN)/python -m autograder.rules_doc
 
 # A sample class (built from solutions/) graded end to end by the instructor's pipeline.
 demo: install

@@ -8,7 +8,7 @@ observe() runs scenarios on one engine (never importing torch itself); compare()
 check() does both with PyTorch as the reference.
 
 Once-only warnings (PyTorch warns once per process, e.g. "Converting a tensor with
-requires_grad=True to a scalar ...") are observed as SPEC.md says, as their first occurrence in a
+requires_grad=True to a scalar ...") are observed as their first occurrence in a
 fresh process: scenarios marked `fresh_process` run in a child forked from a clean interpreter
 that imported the engine and nothing else. An engine a fresh interpreter cannot import (one built
 in a notebook) is observed in the running process instead, and the report says so.

@@ -13,8 +13,9 @@ import re
 
 import numpy as np
 
-# (rtol, atol) per (device, dtype): float32 as SPEC.md states; float64 tighter; half precision
-# and CUDA kernels (other summation orders, fused operations) looser.
+# (rtol, atol) per (device, dtype), the contract's (docs/RULES.md is written from it):
+# float64 tighter than float32; half precision and CUDA kernels (other summation orders,
+# fused operations) looser.
 TOLERANCES = {
     ("cpu", "float16"): (1e-3, 1e-5),
     ("cpu", "float32"): (1e-5, 1e-6),

@@ -70,7 +70,7 @@ class Recorder:
         """Run fn(); record its result or its exception, and every warning raised inside.
 
         Returns fn's result, or None when it raised. `check_message=False` compares only the
-        exception type (for the few cases where SPEC.md lets the texts differ).
+        exception type (for the few cases where minigrad's text differs on purpose).
         """
         result, exc, caught = self._capture(fn)
         value, enc_exc, enc_caught = self._capture(lambda: self.encode(result))

@@ -82,7 +82,8 @@ class Report:
 
     @property
     def by_rule(self) -> dict[str, dict]:
-        """rule id -> {"passed": n, "total": n, "failed": [scenario ids]} (SPEC.md order)."""
+        """rule id -> {"passed": n, "total": n, "failed": [scenario ids]}, in the order of
+        autograder/rules.py."""
         table: dict[str, dict] = {}
         for r in self.results:
             for rule in r.rules:

@@ -1,4 +1,7 @@
-"""The rules of shared/SPEC.md, one sentence each, as feedback quotes them."""
+"""The rules minigrad keeps (PyTorch 2.13's behaviour on the course subset) and the course
+grades, one sentence each, as feedback quotes them. This module is the contract: docs/RULES.md
+is written from it (`make rules`, autograder/rules_doc.py), with the assignment that builds
+each rule and the lecture section that teaches it."""
 
 RULES = {
     # Leaf nodes
@@ -74,6 +77,15 @@ RULES = {
 }
 
 RULE_IDS = tuple(RULES)
+# A rule id's letter: the part of autograd it is about.
+TOPICS = {
+    "L": "Leaf nodes and .grad",
+    "D": "detach() and NumPy",
+    "I": "In-place operations and version counters",
+    "R": "Rebuilding tensors",
+    "V": "Devices and dtypes",
+    "N": "Values, dtypes and printing",
+}
 
 
 def statement(rule_id: str) -> str:

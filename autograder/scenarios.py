@@ -63,13 +63,12 @@ def scenario(
     `needs` defaults to every `T.<name>` chain the function's source uses; declare it when a
     scenario reaches engine names another way. `fresh_process=True` makes observe() run the
     scenario in a new interpreter, the only place where a once-only warning shows its first
-    occurrence (SPEC.md: once-only warnings are observed as the first occurrence in a fresh
-    process).
+    occurrence.
     """
     if topic not in TOPICS:
         raise ValueError(f"unknown topic {topic!r}; expected one of {TOPICS}")
     if not rules or any(r not in RULES for r in rules):
-        raise ValueError(f"scenario {id!r}: rules {rules!r} must be SPEC.md rule ids")
+        raise ValueError(f"scenario {id!r}: rules {rules!r} must be autograder/rules.py's ids")
     unknown = [d for d in devices if d not in DEVICES]
     if unknown or not devices:
         raise ValueError(f"scenario {id!r}: bad devices {devices!r}")

@@ -22,16 +22,45 @@ from autograder.compare import compare_scenario, describe
 from autograder.observe import observe_scenario
 from autograder.scenarios import DEVICES, Scenario
 
-__all__ = ["side_by_side", "compare_engines", "Comparison", "show"]
+__all__ = ["side_by_side", "compare_engines", "Comparison", "show", "pictures"]
 
 
 def side_by_side(fn, seed=0, device="cpu", engine=None):
     """Show fn's observations under PyTorch and `engine` (default minigrad) as two columns,
-    then raise AssertionError naming every difference if they disagree."""
+    then raise AssertionError naming every difference if they disagree. Where the engine
+    agreed until it stopped at a part not built yet (the class edition, before the student's
+    assignment), PyTorch's column shows what happens and the engine's error is raised again:
+    a lecture (autograder.lecture) names the assignment that builds it and goes on."""
     comparison = compare_engines(fn, seed=seed, device=device, engine=engine)
     _display(comparison)
+    if comparison.waiting_for:
+        raise comparison.not_built()
     if not comparison.agree:
         raise AssertionError(comparison.failure_text())
+
+
+def pictures(fn):
+    """show() of fn(torch) and fn(minigrad), each engine's picture in its column; a part of
+    minigrad not built yet is named in its column, PyTorch's picture still shows."""
+    import torch
+
+    import minigrad
+    from minigrad.seams import SeamNotBuilt
+
+    columns = {}
+    for title, engine in (("PyTorch", torch), ("minigrad", minigrad)):
+        try:
+            columns[title] = fn(engine)
+        except SeamNotBuilt as exc:
+            from autograder.lecture import why_stopped
+
+            columns[title] = _Text(why_stopped(exc))
+    return show(columns)
+
+
+class _Text(str):
+    def __repr__(self):
+        return str(self)
 
 
 def compare_engines(fn, seed=0, device="cpu", engine=None):
@@ -78,6 +107,20 @@ class Comparison:
     def agree(self):
         return not self.differences
 
+    @property
+    def waiting_for(self):
+        """The part of the engine not built yet where it stopped, having agreed until then
+        (the checker's "waiting", autograder.check); "" otherwise."""
+        if self.observed["status"] == "waiting" and len(self.differences) == 1:
+            return self.observed.get("waiting_for", "")
+        return ""
+
+    def not_built(self):
+        """The engine's own error for the part not built yet, raised again."""
+        from minigrad.seams import SeamNotBuilt
+
+        return SeamNotBuilt(self.observed["error"]["message"], self.waiting_for)
+
     def rows(self):
         """(label, PyTorch text, engine text, [differences]) in the order of observation."""
         ref = {o["label"]: o for o in self.reference["observations"]}
@@ -111,6 +154,11 @@ class Comparison:
         return "\n".join(lines)
 
     def headline(self):
+        if self.waiting_for:
+            return (
+                f"{self.name} (seed {self.seed}): the PyTorch column is what happens; "
+                f"{self.engine_name} stops where a part is not built yet"
+            )
         if self.agree:
             count = len(self.reference["observations"])
             return f"{self.name} (seed {self.seed}): all {count} observations agree"
@@ -154,7 +202,7 @@ class Comparison:
         notes = "".join(
             f"<div style='color:#c62828'>{html.escape(n)}</div>" for n in self.run_notes()
         )
-        status = "#2e7d32" if self.agree else "#c62828"
+        status = "#2e7d32" if self.agree else "#5f6368" if self.waiting_for else "#c62828"
         return (
             f"<div style='background:#ffffff;color:#1b1f24;padding:6px;display:inline-block'>"
             f"<div style='color:{status};font-weight:bold'>{html.escape(self.headline())}</div>"

@@ -16,6 +16,7 @@ minigrad-course demo [DIR]                             # a sample class, end to 
 minigrad-course edition DIR                            # the students' distribution
 minigrad-course start [DIR]                            # self-paced: lectures and exercises
 minigrad-course check [NOTEBOOK ...]                   # what grading would give an exercise
+minigrad-course saved list|restore [ASSIGNMENT] [N]    # the versions of your saved functions
 """
 
 from __future__ import annotations
@@ -137,6 +138,9 @@ def _parser() -> argparse.ArgumentParser:
         "check", help="run your exercise notebook and print what grading would give it"
     )
     check.add_argument("notebooks", type=Path, nargs="*", help="default: exercises/*/ here")
+    from coursekit import saved
+
+    saved.add_parser(commands)
     return parser
 
 
@@ -253,6 +257,10 @@ def _run(args) -> int:
         from coursekit.exercises.selfcheck import main as selfcheck
 
         return selfcheck([str(p) for p in args.notebooks])
+    if args.command == "saved":
+        from coursekit import saved
+
+        return saved.run(args)
     if importlib.util.find_spec("coursekit.classroom.course") is None:
         raise SystemExit(
             f"`minigrad-course {args.command}` is an instructor's command, and this is the "

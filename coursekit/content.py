@@ -33,6 +33,7 @@ STUDENT_MODULES = (
     "__init__.py",
     "cli.py",
     "content.py",
+    "saved.py",
     "classroom/__init__.py",
     "classroom/intake.py",
     "classroom/printable.py",

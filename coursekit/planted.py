@@ -4,7 +4,7 @@ answer, coursekit/exercises/planted.py) are the same kind of thing:
 
     Bug(rule, file, text, replacement, why)
 
-- rule: the SPEC.md rule the mistake breaks (a scenario naming it must catch it);
+- rule: the rule (autograder/rules.py) the mistake breaks (a scenario naming it must catch it);
 - file: the source file it edits, relative to minigrad/ ("ops.py", "seams/leaf_nodes.py");
 - text: the source it changes, which must occur exactly once in that file (for an exercise's
   bug, inside the reference answer, so it also plants into an answer cell);

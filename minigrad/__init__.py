@@ -1,6 +1,7 @@
 """minigrad: a reference autograd engine that behaves like PyTorch on the course subset.
 
-`import minigrad as torch` runs course code unchanged (shared/SPEC.md is the contract).
+`import minigrad as torch` runs course code unchanged (the contract: docs/RULES.md, written
+from autograder/rules.py).
 NumPy holds cpu tensors, CuPy cuda ones; minigrad never imports torch.
 """
 

@@ -1,8 +1,8 @@
-"""The catalogue observes every grad_fn name the course subset can produce (SPEC.md N1, L2).
+"""The catalogue observes every grad_fn name the course subset can produce (rules N1, L2).
 
-The list is shared/reference/torch-2.13-observed.txt's section 6 restricted to the subset, plus
-the in-place and indexing nodes of its section 3 (CopySlices, AsStridedBackward0, ...) and the
-few the subset reaches that the reference does not list (`fill_` with a number or with a 0-d
+The list is the grad_fn names PyTorch 2.13 was observed to give on the subset, with the in-place
+and indexing nodes (CopySlices, AsStridedBackward0, ...) and the few the subset reaches that
+PyTorch's derivatives table does not list (`fill_` with a number or with a 0-d
 tensor, `softplus`, `(n,) @ (n, m)`).
 A name missing here means no scenario checks that engines name that node as PyTorch does.
 """

@@ -1,7 +1,7 @@
 """Device logic of minigrad, on every run, through a stand-in "cuda" backed by NumPy.
 
 CI has no GPU, so the device rules (V1-V5) are checked here against the texts and behaviour
-SPEC.md gives for PyTorch on CUDA; the real-GPU runs are the parity suite's cuda cases.
+PyTorch gives on CUDA; the real-GPU runs are the parity suite's cuda cases.
 """
 
 import numpy as np

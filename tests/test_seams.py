@@ -248,35 +248,31 @@ def test_the_self_paced_edition_never_loads_saved_functions(tmp_path):
     assert out.stdout.strip() == "None"
 
 
-def _run_lecture(name: str) -> list[str]:
-    """Execute a lecture in a fresh kernel (which inherits this process's environment); the
-    errors it showed, as "Name: message"."""
+def _run_lecture(name: str) -> tuple[list[str], str]:
+    """Execute a lecture in a fresh kernel (which inherits this process's environment): the
+    errors it showed, as "Name: message", and the text its cells printed."""
     from nbclient import NotebookClient
 
     course = Path(minigrad.__file__).resolve().parent.parent / "course"
     nb = nbformat.read(course / name, as_version=4)
     NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=True,
                    resources={"metadata": {"path": str(course)}}).execute()  # fmt: skip
-    return [
-        f"{o['ename']}: {o['evalue']}"
-        for c in nb.cells
-        if c.cell_type == "code"
-        for o in c.get("outputs", [])
-        if o.output_type == "error"
-    ]
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+    errors = [f"{o['ename']}: {o['evalue']}" for o in outputs if o.output_type == "error"]
+    return errors, "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
 
 
 def test_a_lecture_runs_on_the_class_edition_once_the_students_functions_are_saved(
     tmp_path, monkeypatch
 ):
-    """Lecture 02 in the class edition: it stops, naming the assignment, before the student
-    built leaf_nodes; with every assignment's functions saved (here: the reference answers, as
-    a student who finished would have them) it runs top to bottom."""
+    """Lecture 02 in the class edition runs top to bottom: before the student built leaf_nodes
+    the cells that need it say so, naming the assignment; with every assignment's functions
+    saved (here: the reference answers, as a student who finished would have them) they run."""
     edition = class_edition(tmp_path)
     monkeypatch.setenv("PYTHONPATH", str(edition))
     monkeypatch.setenv("MINIGRAD_MY_SEAMS", str(tmp_path / "mine"))
-    errors = _run_lecture("02_leaf_nodes.ipynb")
-    assert errors and "is not built yet: you write it in assignment 1, leaf_nodes" in errors[0]
+    errors, text = _run_lecture("02_leaf_nodes.ipynb")
+    assert errors == [] and "is not built yet; you build it in assignment 1 (leaf_nodes)" in text
     (tmp_path / "mine").mkdir()
     for assignment in NAMES:
         functions = graded_functions(seam_source(assignment)).values()
@@ -284,7 +280,8 @@ def test_a_lecture_runs_on_the_class_edition_once_the_students_functions_are_sav
             f"from minigrad.seams.{assignment} import *\n\n\n"
             + "\n\n".join(without_markers(f) for f in functions)
         )
-    assert _run_lecture("02_leaf_nodes.ipynb") == []
+    errors, text = _run_lecture("02_leaf_nodes.ipynb")
+    assert errors == [] and "is not built yet" not in text
 
 
 COURSE_ORDER_PROBE = """
@@ -432,5 +429,83 @@ def test_the_class_edition_saves_only_written_functions(tmp_path, monkeypatch):
         assert seams.load_saved() == ["leaf_nodes"]
         assert seams.leaf_nodes.read_grad.__module__ == "my_leaf_nodes"
         assert seams.leaf_nodes.retain_grad is engines_own
+    finally:
+        seams.reset()
+
+
+def _cells_namespace(tmp_path, name: str, sources) -> dict:
+    """The namespace a notebook's kernel has after running these cells (the functions keep
+    a source file, as a kernel's cells do)."""
+    import runpy
+
+    cells = tmp_path / f"{name}.py"
+    cells.write_text("from minigrad.seams.leaf_nodes import *\n\n\n" + "\n\n".join(sources))
+    return runpy.run_path(str(cells))
+
+
+def _released_answers() -> list[str]:
+    nb = nbformat.read(EXERCISES / "leaf_nodes" / "leaf_nodes.ipynb", as_version=4)
+    return [c.source for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution")]
+
+
+def test_saved_work_survives_an_untouched_copy_and_every_version_can_be_restored(
+    tmp_path, monkeypatch
+):
+    """A right leaf_nodes is bound and saved; binding an untouched copy (each answer still
+    raising NotImplementedError, as `check` runs it) or the engine's own functions changes
+    nothing; a later wrong answer replaces the saved one, the right one stays in the history
+    and restore() brings it back."""
+    from coursekit.exercises.planted import BUGS
+    from coursekit.planted import planted_in
+
+    monkeypatch.setattr(seams, "EDITION", "class")
+    monkeypatch.setenv("MINIGRAD_MY_SEAMS", str(tmp_path / "mine"))
+    saved = tmp_path / "mine" / "leaf_nodes.py"
+    right = [without_markers(f) for f in graded_functions(seam_source("leaf_nodes")).values()]
+    engines_own = {n: getattr(seams.leaf_nodes, n) for n in seams.graded("leaf_nodes")}
+    try:
+        seams.use("leaf_nodes", _cells_namespace(tmp_path, "right", right))
+        first = saved.read_text()
+        assert all(f"def {name}(" in first for name in seams.graded("leaf_nodes"))
+
+        seams.use("leaf_nodes", _cells_namespace(tmp_path, "untouched", _released_answers()))
+        seams.use("leaf_nodes", engines_own)
+        assert saved.read_text() == first
+        assert [v["version"] for v in seams.saved_versions("leaf_nodes")] == [0]
+
+        bug = BUGS["leaf_nodes"][0]
+        wrong = [planted_in(s, bug) or s for s in right]
+        seams.use("leaf_nodes", _cells_namespace(tmp_path, "wrong", wrong))
+        assert saved.read_text() != first
+        versions = seams.saved_versions("leaf_nodes")
+        assert [v["version"] for v in versions] == [1, 0]
+        assert versions[0]["path"].read_text() == first
+
+        seams.restore("leaf_nodes", 1)
+        assert saved.read_text() == first
+        assert len(seams.saved_versions("leaf_nodes")) == 3  # the wrong one is kept too
+        with pytest.raises(ValueError, match="saved list leaf_nodes"):
+            seams.restore("leaf_nodes", 7)
+    finally:
+        seams.reset()
+
+
+def test_a_saved_function_that_fails_to_load_is_named_and_the_others_load(tmp_path, monkeypatch):
+    monkeypatch.setattr(seams, "EDITION", "class")
+    monkeypatch.setenv("MINIGRAD_MY_SEAMS", str(tmp_path / "mine"))
+    functions = graded_functions(seam_source("leaf_nodes"))
+    functions["set_grad"] = "def set_grad(tensor):\n    pass\n"  # the engine passes two
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "leaf_nodes.py").write_text(
+        "from minigrad.seams.leaf_nodes import *\n\n\n"
+        + "\n\n".join(without_markers(f) for f in functions.values())
+    )
+    try:
+        with pytest.warns(UserWarning) as caught:
+            assert seams.load_saved() == ["leaf_nodes"]
+        (message,) = [str(w.message) for w in caught]
+        assert "set_grad()" in message and "minigrad-course saved list leaf_nodes" in message
+        assert seams.leaf_nodes.read_grad.__module__ == "my_leaf_nodes"
+        assert seams.leaf_nodes.set_grad.__module__ != "my_leaf_nodes"
     finally:
         seams.reset()

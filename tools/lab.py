@@ -77,8 +77,8 @@ def student_lab(root: Path, lab_args):
 def release_exercises(state: Path, exercises: Path):
     """Release every assignment of exercises/ into the exchange with nbgrader's own exchange
     code (what `nbgrader release_assignment` does, minus the gradebook). Without a GPU the
-    released copies leave out the CUDA test cells, as a CPU-only course does (DESIGN.md), so
-    that a right answer validates."""
+    released copies leave out the CUDA test cells, as a CPU-only course does (`minigrad-course init
+    --cpu-only`), so that a right answer validates."""
     from nbgrader.coursedir import CourseDirectory
     from nbgrader.exchange.default import ExchangeReleaseAssignment
     from traitlets.config import Config

@@ -1,8 +1,8 @@
-"""Scenarios: devices and dtypes (SPEC.md V1-V5).
+"""Scenarios: devices and dtypes (rules V1-V5).
 
 Everything that needs no second device is shown through dtypes and runs on every device, CPU
 included: `.to(dtype)` is the same kind of copy as `.to(device)`. The scenarios that move
-tensors between CPU and GPU run only with device="cuda"; their error texts are SPEC.md's.
+tensors between CPU and GPU run only with device="cuda"; their error texts are PyTorch's on CUDA.
 """
 
 import numpy as np

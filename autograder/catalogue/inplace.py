@@ -1,4 +1,4 @@
-"""Scenarios: in-place operations, version counters, views (SPEC.md I1-I5).
+"""Scenarios: in-place operations, version counters, views (rules I1-I5).
 
 Every value a scenario observes comes from `rng`; the structure (shapes, which op is applied
 where) is fixed, because that is what the rule is about.

@@ -1,5 +1,5 @@
 """Scenarios: leaf nodes, requires_grad, .grad, backward errors, accumulation, no_grad, .data
-(SPEC.md L1-L10), with the pitfalls of the leaf-node source documents."""
+(rules L1-L13), with the pitfalls of the leaf-node source documents."""
 
 import numpy as np
 

@@ -1,4 +1,4 @@
-"""Scenarios: detach and NumPy (SPEC.md D1-D4): numpy() refusing tensors that require grad,
+"""Scenarios: detach and NumPy (rules D1-D4): numpy() refusing tensors that require grad,
 memory shared both ways, tensor() copying, detach()/detach_(), and the float64-array story."""
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""Scenarios: rebuilding tensors from parts (SPEC.md R1-R4).
+"""Scenarios: rebuilding tensors from parts (rules R1-R4).
 
 The running example is the source document's: five values computed from one Parameter, put
 back together with `tensor()` (cuts the graph), `stack`/`cat` or index filling (keep it).

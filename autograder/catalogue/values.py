@@ -1,4 +1,4 @@
-"""Scenarios: values, gradients, dtypes and printing (SPEC.md N1-N3).
+"""Scenarios: values, gradients, dtypes and printing (rules N1-N3).
 
 Gradients are taken against random weights `w` (`(y * w).sum().backward()`), so every element
 of every gradient is checked, not only a sum of ones.

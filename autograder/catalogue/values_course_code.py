@@ -1,4 +1,4 @@
-"""Scenarios: variations of the code students run in the course's notebooks (SPEC.md N1, L5, L6,
+"""Scenarios: variations of the code students run in the course's notebooks (rules N1, L5, L6,
 L10), found by a second parity audit from a student's side.
 
 The mistakes a student makes around a training loop: a list or a number as backward's

@@ -1,4 +1,4 @@
-"""Scenarios: scalars, dtypes and printing in the corners student code meets (SPEC.md N1-N3).
+"""Scenarios: scalars, dtypes and printing in the corners student code meets (rules N1-N3).
 
 Formatting a loss in an f-string, NumPy scalars on either side of an operator, promotion in
 `stack`/`cat`/`where`, exact `linspace`/`arange` values, and the errors PyTorch raises for

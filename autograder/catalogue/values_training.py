@@ -1,4 +1,4 @@
-"""Scenarios: the pieces of a training loop (SPEC.md N1): nn.Linear, the losses and SGD.
+"""Scenarios: the pieces of a training loop (rule N1): nn.Linear, the losses and SGD.
 
 Values, gradients and grad_fn names, and the errors and warnings PyTorch gives for the
 mistakes students make there (a layer of the wrong width, a float64 batch, a class index out

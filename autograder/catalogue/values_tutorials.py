@@ -1,4 +1,4 @@
-"""Scenarios: what PyTorch's beginner tutorials use (issue #16; SPEC.md N1, N2).
+"""Scenarios: what PyTorch's beginner tutorials use (issue #16; rules N1, N2).
 
 The "Learn the Basics" and polynomial-fitting tutorials build models of nn.Flatten, Linear,
 ReLU, Tanh and Sigmoid, train them with MSELoss or CrossEntropyLoss and SGD (with momentum),

@@ -145,7 +145,7 @@ def _check(item: dict) -> Check:
     if device not in DEVICES:
         raise ValueError(f"device {device!r} is not one of {DEVICES}")
     if rules is not None and any(r not in RULES for r in rules):
-        raise ValueError(f"rules {rules!r} must be SPEC.md rule ids")
+        raise ValueError(f"rules {rules!r} must be rule ids of autograder/rules.py")
     if topics is not None and any(t not in TOPICS for t in topics):
         raise ValueError(f"topics {topics!r} must be among {TOPICS}")
     assignment = item.get("seams")

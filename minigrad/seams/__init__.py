@@ -28,7 +28,9 @@ import ast
 import importlib
 import inspect
 import os
+import shutil
 import textwrap
+import time
 import warnings
 from pathlib import Path
 from types import ModuleType
@@ -127,27 +129,125 @@ def use(assignment: str, namespace: dict, names=None) -> list[str]:
     for name in names:
         setattr(seam, name, namespace[name])
     if EDITION == "class" and binding_all:
-        _save(assignment, [namespace[name] for name in names])
+        _save(assignment, {name: namespace[name] for name in names})
     return names
 
 
-def _save(assignment: str, functions) -> None:
-    """The source of a student's written functions, with the import their notebook gives
-    them. One still raising NotImplementedError (as released) is left out, so that the next
-    notebook's engine keeps the stub that names the assignment to finish."""
-    try:
-        sources = [inspect.getsource(fn) for fn in functions]
-    except (OSError, TypeError):  # defined where no source is kept: nothing to carry
+def _save(assignment: str, functions: dict) -> None:
+    """Save the student's written functions of `assignment` over what was saved before,
+    function by function: one not written (still raising NotImplementedError, as released)
+    or not the student's (the engine's own, or its stub) keeps the saved one, so checking an
+    untouched copy never loses work. The file replaced is kept in the history first
+    (saved_versions(), restore())."""
+    fresh = {}
+    for name, fn in functions.items():
+        try:
+            source = textwrap.dedent(inspect.getsource(fn))
+        except (OSError, TypeError):  # defined where no source is kept: nothing to carry
+            continue
+        if _students(fn) and _written(source) and name in _saved_functions(source):
+            fresh[name] = source.rstrip() + "\n"
+    path = my_seams() / f"{assignment}.py"
+    saved = _saved_functions(path.read_text()) if path.is_file() else {}
+    merged = {**saved, **fresh}
+    if not fresh or merged == saved:
         return
-    sources = [text for text in sources if _written(text)]
-    header = f"from minigrad.seams.{assignment} import *  # noqa: F403\n\n\n"
-    folder = my_seams()
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"{assignment}.py").write_text(header + "\n\n".join(sources))
+    order = [n for n in module(assignment).GRADED if n in merged]
+    _write_version(assignment, [merged[n] for n in order])
+
+
+def _students(fn) -> bool:
+    """Whether fn was written outside the engine (a notebook's cell, a student's file)."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return False
+    engine = Path(__file__).resolve().parent.parent
+    try:
+        return not Path(code.co_filename).resolve().is_relative_to(engine)
+    except (OSError, ValueError):
+        return True
+
+
+_HEADER = "from minigrad.seams.{assignment} import *  # noqa: F403\n\n\n"
+
+
+def _saved_functions(text: str) -> dict[str, str]:
+    """The top-level functions of a saved file, by name, as written (decorators included);
+    {} for a file that does not parse (its history keeps it; restore() brings it back)."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return {}
+    lines = text.splitlines()
+    found = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            first = min([node.lineno] + [d.lineno for d in node.decorator_list]) - 1
+            found[node.name] = "\n".join(lines[first : node.end_lineno]) + "\n"
+    return found
+
+
+def _history(assignment: str) -> Path:
+    return my_seams() / "history" / assignment
+
+
+def _write_version(assignment: str, sources) -> Path:
+    """Write the assignment's saved file, first moving the one it replaces into the history."""
+    path = _archive(assignment)
+    path.write_text(_HEADER.format(assignment=assignment) + "\n\n".join(sources))
+    return path
+
+
+def _archive(assignment: str) -> Path:
+    """Copy the assignment's saved file (if any) into its history; its path."""
+    path = my_seams() / f"{assignment}.py"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.is_file():
+        history = _history(assignment)
+        history.mkdir(parents=True, exist_ok=True)
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(path.stat().st_mtime))
+        number = len(list(history.glob("*.py"))) + 1
+        shutil.copy2(path, history / f"{number:03d}-{stamp}.py")
+    return path
+
+
+def saved_versions(assignment: str) -> list[dict]:
+    """The versions of an assignment's saved functions, oldest first, the current one last:
+    each {"version": n, "path", "saved" (a time), "functions": [names]} (version 0 is the
+    current file)."""
+    versions = []
+    paths = sorted(_history(assignment).glob("*.py")) if _history(assignment).is_dir() else []
+    current = my_seams() / f"{assignment}.py"
+    for number, path in enumerate([*paths, current] if current.is_file() else paths, 1):
+        versions.append({
+            "version": 0 if path == current else number,
+            "path": path,
+            "saved": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(path.stat().st_mtime)),
+            "functions": list(_saved_functions(path.read_text())),
+        })  # fmt: skip
+    return versions
+
+
+def restore(assignment: str, version: int) -> Path:
+    """Make an earlier version the saved one (the current one goes into the history, so a
+    restore can be undone the same way)."""
+    module(assignment)  # a clear error for a name that is no assignment
+    found = [v for v in saved_versions(assignment) if v["version"] == version and version]
+    if not found:
+        raise ValueError(
+            f"no saved version {version} of {assignment}: `minigrad-course saved list "
+            f"{assignment}` shows the versions kept"
+        )
+    text = found[0]["path"].read_text()
+    path = _archive(assignment)
+    path.write_text(text)
+    return path
 
 
 def load_saved() -> list[str]:
-    """Bind the functions a student saved (class edition): the assignments loaded."""
+    """Bind the functions a student saved (class edition): the assignments loaded. Each
+    function is loaded on its own: one that fails is named, with what to do, and the
+    engine keeps its stub for that one only."""
     if EDITION != "class":
         return []
     loaded = []
@@ -155,20 +255,38 @@ def load_saved() -> list[str]:
         path = my_seams() / f"{assignment}.py"
         if not path.is_file():
             continue
-        namespace = {"__name__": f"my_{assignment}"}
-        try:
-            exec(compile(path.read_text(), str(path), "exec"), namespace)
-            use(assignment, namespace, [n for n in module(assignment).GRADED if n in namespace])
-        except Exception as exc:  # noqa: BLE001  (the student's code: say so, go on without)
-            warnings.warn(
-                f"your saved {assignment} functions ({path}) could not be used: {exc}; rerun "
-                f"the {assignment} notebook to save them again",
-                stacklevel=2,
-            )
-            reset(assignment)
+        text = path.read_text()
+        functions = _saved_functions(text)
+        if not functions and text.strip() != _HEADER.format(assignment=assignment).strip():
+            _warn_saved(assignment, path, "the file", "it is not valid Python")
             continue
-        loaded.append(assignment)
+        # one namespace, as the notebook had: a function may call another one saved with it
+        namespace = {"__name__": f"my_{assignment}"}
+        exec(compile(_HEADER.format(assignment=assignment), str(path), "exec"), namespace)
+        bound = []
+        for name, source in functions.items():
+            if name not in module(assignment).GRADED:
+                continue
+            try:
+                exec(compile(source, str(path), "exec"), namespace)
+                use(assignment, namespace, [name])
+            except Exception as exc:  # noqa: BLE001  (the student's code: say so, go on without)
+                _warn_saved(assignment, path, f"{name}()", f"{type(exc).__name__}: {exc}")
+                continue
+            bound.append(name)
+        if bound:
+            loaded.append(assignment)
     return loaded
+
+
+def _warn_saved(assignment: str, path: Path, what: str, why: str) -> None:
+    warnings.warn(
+        f"your saved {what} of {assignment} ({path}) could not be used: {why}. The engine "
+        f"keeps the stub for it: rerun the {assignment} notebook (the cell that defines it, "
+        f"then the cell that binds your functions) to save it again, or bring back an "
+        f"earlier version: minigrad-course saved list {assignment}",
+        stacklevel=3,
+    )
 
 
 def reset(assignment: str | None = None) -> None:

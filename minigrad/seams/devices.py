@@ -80,15 +80,19 @@ def _untracked_copy(tensor, device, dtype):
     return Tensor._make(data.astype(dtype.np, copy=True), device, dtype)
 
 
-# What the class edition's engine does until a student builds these functions: every .to()
-# copies, and a copy autograd would record stops with the assignment's name, so that the
-# assignments before this one run; this one's rules fail until it is built.
-UNTIL_BUILT = {
-    "to": lambda tensor, device, dtype, copy: _untracked_copy(
-        tensor, device or tensor._device, dtype or tensor._dtype
-    ),
-    "to_copy": _untracked_copy,
-}
+def _untracked_to(tensor, device, dtype, copy):
+    """`.to()` until built: the tensor itself when nothing changes (as PyTorch: the lectures
+    compare `t.float() is t`), else a copy autograd does not record."""
+    device, dtype = device or tensor._device, dtype or tensor._dtype
+    if device == tensor._device and dtype is tensor._dtype and not copy:
+        return tensor
+    return _untracked_copy(tensor, device, dtype)
+
+
+# What the class edition's engine does until a student builds these functions: a .to() that
+# changes something copies, and a copy autograd would record stops with the assignment's
+# name, so that the assignments before this one run; this one's rules fail until it is built.
+UNTIL_BUILT = {"to": _untracked_to, "to_copy": _untracked_copy}
 
 
 # The graded functions and the rules whose scenarios each decides (a test cell for a rule
