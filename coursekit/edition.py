@@ -11,9 +11,11 @@ autograd does not record), so that the assignments before it run in course order
 - The class edition (`build_engine(dest)`): every graded function a stub; the minigrad of the
   student distribution (`write_student_distribution`, see README, "For instructors"). No
   reference body is in it.
-- A sealed run's engine (`build_engine(dest, stubs={...}, sourceless=True)`): the functions a
-  test cell grades are stubs (the student's own are bound over them), every other graded
-  function keeps its reference answer, as bytecode only (no source file is staged).
+- A sealed run's engine (`build_engine(dest, sealed_stubs(assignment, names), sourceless=True)`):
+  the functions a test cell grades are stubs (the student's own are bound over them), and so
+  is every function of the assignments after the graded one (course order), as in the class
+  edition; the graded assignment's other functions and the earlier assignments' keep their
+  reference answers, as bytecode only (no source file is staged).
 """
 
 from __future__ import annotations
@@ -102,6 +104,13 @@ def _until_built(source: str) -> dict[str, str]:
         for node in tree.body
         if isinstance(node, ast.FunctionDef) and node.name in covered
     }
+
+
+def sealed_stubs(assignment: str, names) -> dict[str, list[str] | None]:
+    """What a sealed run grading `names` of `assignment` stubs: those, and every function of
+    the later assignments (a submission never runs beside an answer it may not see yet)."""
+    later = ASSIGNMENTS[ASSIGNMENTS.index(assignment) + 1 :]
+    return {assignment: list(names), **dict.fromkeys(later)}
 
 
 def build_engine(dest: Path, stubs: dict[str, list[str] | None] | None = None,

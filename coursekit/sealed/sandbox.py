@@ -18,10 +18,11 @@ result, never silently skipped):
 - namespace: bubblewrap builds the child's filesystem from nothing: /usr (without Python
   packages), a Python interpreter without site-packages, NumPy, the autograder's observing
   side (staged copies), the run's minigrad (staged by coursekit.edition: the graded
-  functions of the cell being graded are stubs, the other graded functions are bytecode
-  only) and an 8 MiB /tmp. The course directory, the gradebook, other submissions, torch
-  and minigrad's sources of reference answers do not exist in it; there is no network, and
-  its processes live in their own PID namespace (killing bwrap kills them all).
+  functions of the cell being graded and those of every later assignment are stubs, the
+  other graded functions are bytecode only) and an 8 MiB /tmp. The course directory, the
+  gradebook, other submissions, torch and minigrad's sources of reference answers do not
+  exist in it; there is no network, and its processes live in their own PID namespace
+  (killing bwrap kills them all).
 """
 
 from __future__ import annotations
@@ -211,14 +212,15 @@ def _readable_to_all(root: Path) -> None:
 
 
 @cache
-def staged_engine(stubs: tuple[tuple[str, tuple[str, ...]], ...]) -> Path:
-    """A directory holding the minigrad a sealed run imports: the graded functions named in
-    `stubs` ((assignment, names) pairs) are stubs, the others keep their reference answers as
-    bytecode (no source is staged)."""
-    from coursekit.edition import build_engine
+def staged_engine(assignment: str, names: tuple[str, ...]) -> Path:
+    """A directory holding the minigrad a sealed run grading `names` of `assignment` imports:
+    those functions and every later assignment's are stubs, the graded assignment's other
+    functions and the earlier assignments' keep their reference answers as bytecode (no
+    source is staged; coursekit.edition.sealed_stubs)."""
+    from coursekit.edition import build_engine, sealed_stubs
 
     root = _removed_at_exit(_staging_folder("minigrad-sealed-engine-"))
-    build_engine(root, {assignment: list(names) for assignment, names in stubs}, sourceless=True)
+    build_engine(root, sealed_stubs(assignment, names), sourceless=True)
     # its other modules compiled here too: compiling them again took each sealed run 60 ms
     compileall.compile_dir(root, quiet=2)
     _readable_to_all(root)
