@@ -347,7 +347,7 @@ def test_the_instructors_account_never_goes_through_first_use(tmp_path):
 def test_collect_and_grade_take_everyone_else_and_list_each_bad_entry(course, capsys):
     course, student = course
     now = _utc_now()
-    run("deadline", "-C", course, "toy", f"{now - timedelta(days=1):%Y-%m-%d %H:%M}")
+    run("deadline", "-C", course, "toy", f"{now - timedelta(hours=23):%Y-%m-%d %H:%M}")
     run("late-policy", "-C", course, "--per-day", "10")
     hand_in(course, "ada", now - timedelta(days=2))  # on time, placed by the instructor
     backdated = hand_in(course, student, now - timedelta(days=2), owner=student)
@@ -368,7 +368,7 @@ def test_collect_and_grade_take_everyone_else_and_list_each_bad_entry(course, ca
     with open(course / "grades.csv", newline="") as handle:
         rows = {row["student_id"]: row for row in csv.DictReader(handle)}
     assert (rows["ada"]["toy"], rows["ada"]["toy/late"]) == ("3", "")
-    assert rows[student]["toy/before_penalty"] == "3"  # graded in full, then late by a day
+    assert rows[student]["toy/before_penalty"] == "3"  # graded in full, then late by 23 h: a day
     assert (rows[student]["toy/penalty"], rows[student]["toy/late"]) == ("0.3", "late")
     assert rows["ben"]["toy/status"] == "missing" and "root" not in rows
     run("report", "-C", course)
