@@ -9,6 +9,7 @@ tests/test_rules_doc.py fails when the file is not what this writes.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections import Counter
@@ -24,10 +25,20 @@ _HEADING = re.compile(r"^#+\s+(.+?)\s*$", re.M)
 def teaching_section(rule: str) -> str:
     """'course/<lecture>.ipynb#<anchor>': the section the rule's scenarios cite most (the
     first cited, on a tie)."""
+    cited = _citations().get(rule)
+    return cited.most_common(1)[0][0] if cited else ""
+
+
+@functools.cache
+def _citations() -> dict[str, Counter]:
+    """rule -> how often each lecture section is cited by the rule's scenarios."""
     from autograder.scenarios import load_catalogue
 
-    cited = Counter(sc.lecture for sc in load_catalogue().values() if rule in sc.rules)
-    return cited.most_common(1)[0][0] if cited else ""
+    cited: dict[str, Counter] = {}
+    for sc in load_catalogue().values():
+        for rule in sc.rules:
+            cited.setdefault(rule, Counter())[sc.lecture] += 1
+    return cited
 
 
 def section_text(reference: str, root: Path = ROOT) -> tuple[str, str] | None:

@@ -33,6 +33,7 @@ STUDENT_MODULES = (
     "__init__.py",
     "cli.py",
     "content.py",
+    "lecture_text.py",
     "saved.py",
     "classroom/__init__.py",
     "classroom/intake.py",
@@ -86,5 +87,10 @@ def carry(parts, dest: Path, names: dict[str, str] | None = None) -> dict[str, P
 
 
 def copy_content(dest: Path) -> dict[str, Path]:
-    """`start`: lectures and exercises into dest/lectures and dest/exercises."""
-    return carry(STUDENT, dest, {part: part for part in STUDENT})
+    """`start`: lectures and exercises into dest/lectures and dest/exercises, the lectures'
+    text rewritten for this route (coursekit/lecture_text.py)."""
+    from coursekit.lecture_text import rewrite_started
+
+    written = carry(STUDENT, dest, {part: part for part in STUDENT})
+    rewrite_started(written["lectures"])
+    return written

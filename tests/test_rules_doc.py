@@ -4,6 +4,7 @@ to a file outside the project (a clone has no ../shared, no SPEC or DESIGN docum
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -15,9 +16,7 @@ from autograder.rules import RULES
 
 ROOT = Path(__file__).resolve().parent.parent
 # written in pieces, so that this file does not match itself
-OUTSIDE = re.compile(
-    r"\b(?:SPEC|DESIGN|NOTES)" + r"\.md\b|(?<![\w-])shared" + r"/|/work" + r"/"
-)
+OUTSIDE = re.compile(r"\b(?:SPEC|DESIGN|NOTES)" + r"\.md\b|(?<![\w-])shared" + r"/|/work" + r"/")
 _LINK = re.compile(r"\]\(([^)\s]+)\)")
 
 
@@ -44,6 +43,8 @@ def test_the_readme_links_the_rules_document():
 def test_nothing_tracked_points_outside_the_project():
     found = []
     for path in tracked_files():
+        if path == Path(__file__).resolve():
+            continue  # the pattern's own examples
         try:
             text = path.read_text()
         except (UnicodeDecodeError, OSError):
@@ -71,3 +72,75 @@ def test_relative_links_of_the_documents_resolve(document):
         assert (path.parent / file).exists(), f"{document} links to missing {file}"
         if anchor and file.endswith(".ipynb"):
             assert rules_doc.section_text(f"{file}#{anchor}", path.parent), target
+
+
+# What the section that teaches each rule must mention (every word, in its text): written by
+# hand from the rule's sentence, so that a rule linked to a section about something else fails.
+SUBJECTS = {
+    "L1": ("leaf",),
+    "L2": ("grad_fn",),
+    "L3": (".grad", "None", "warn"),
+    "L4": ("retain_grad",),
+    "L5": ("requires_grad", "leaf"),
+    "L6": ("backward", "gradient"),
+    "L7": ("retain_graph",),
+    "L8": ("accumulate", "zero"),
+    "L9": ("no_grad",),
+    "L10": (".data",),
+    "L11": ("adds",),
+    "L12": ("requires_grad", "retain"),
+    "L13": ("type", "self", "dtype", "device", "size", ".grad ="),
+    "D1": ("numpy()", "requires grad"),
+    "D2": ("detach",),
+    "D3": ("from_numpy", "share"),
+    "D4": ("float64", "float()"),
+    "I1": ("version",),
+    "I2": ("version", "saved"),
+    "I3": ("leaf", "in-place"),
+    "I4": ("CopySlices",),
+    "I5": ("view",),
+    "R1": ("tensor(",),
+    "R2": ("stack", "cat"),
+    "R3": ("index",),
+    "R4": ("Parameter",),
+    "V1": (".to(",),
+    "V2": ("gradient", "source"),
+    "V3": ("device=",),
+    "V4": ("device",),
+    "V5": ("model.to", "leaves"),
+    "N1": ("operation",),
+    "N2": ("dtype", "promot"),
+    "N3": ("print",),
+}
+
+
+def test_every_rule_links_a_lecture_heading_that_teaches_it():
+    """Feedback links the section a failing scenario cites (its lecture= anchor): each rule's
+    teaching section (the one its scenarios cite most) opens with a heading and mentions the
+    rule's subject, and every anchor a scenario of the rule cites opens a heading."""
+    from autograder.scenarios import load_catalogue
+
+    assert set(SUBJECTS) == set(RULES)
+    for rule, words in SUBJECTS.items():
+        where = rules_doc.teaching_section(rule)
+        found = rules_doc.section_text(where)
+        assert found and found[0], f"{rule}: {where!r} opens no heading"
+        missing = [w for w in words if w.lower() not in found[1].lower()]
+        assert missing == [], f"{rule}: {where} ({found[0]}) never mentions {missing}"
+    for sc in load_catalogue().values():
+        found = rules_doc.section_text(sc.lecture)
+        assert found and found[0], f"{sc.id}: {sc.lecture} opens no heading"
+
+
+def test_the_grad_setter_section_shows_the_five_refusals_on_both_engines():
+    """L13 (the .grad setter) is graded, so a lecture teaches it: PyTorch's refusals, then
+    the same on minigrad, side by side."""
+    where = rules_doc.teaching_section("L13")
+    assert where.endswith("#setting-grad")
+    cells = json.loads((ROOT / where.partition("#")[0]).read_text())["cells"]
+    sources = ["".join(c["source"]) for c in cells]
+    start = next(i for i, text in enumerate(sources) if '<a id="setting-grad">' in text)
+    code = "\n".join(sources[start + 1 : start + 4])
+    for refusal in ("(type)", "(self)", "(dtype)", "(size)", "(device)"):
+        assert refusal in code, refusal
+    assert "side_by_side(grad_setter)" in code and "torch.zeros(3)" in code

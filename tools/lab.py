@@ -47,6 +47,8 @@ def main(argv=None):
     command = [_tool("jupyter"), "lab", f"--port={args.port}", *lab_args]
     if os.geteuid() == 0:  # containers and CI run as root; Jupyter refuses without this
         command.append("--allow-root")
+    print(f"lab: starting JupyterLab on http://localhost:{args.port} (it prints the address "
+          "with its token when ready, in a few seconds; Ctrl-C stops it)", flush=True)  # fmt: skip
     print("+", " ".join(command), f"(in {cwd})", flush=True)
     os.chdir(cwd)
     os.execvpe(command[0], command, env)  # Ctrl-C and signals go straight to JupyterLab
@@ -65,6 +67,7 @@ def student_lab(root: Path, lab_args):
         f"c.Exchange.assignment_dir = {str(root / FETCH_DIR)!r}\n"
     )
     (root / FETCH_DIR).mkdir(exist_ok=True)
+    print("lab: releasing the exercises into the Assignment List (a few seconds)", flush=True)
     release_exercises(state, root / "exercises")
     env = dict(os.environ)
     env["JUPYTER_CONFIG_PATH"] = os.pathsep.join(
@@ -112,7 +115,8 @@ def instructor_lab(course_dir, lab_args):
     if not (course / "nbgrader_config.py").is_file():
         if course_dir is not None:
             sys.exit(f"{course} is not a course directory (no nbgrader_config.py)")
-        print(f"building the demo class in {course} (minigrad-course demo)", flush=True)
+        print(f"lab: building the demo class in {course} (minigrad-course demo; a few minutes, "
+              "the first time only)", flush=True)  # fmt: skip
         subprocess.run([_tool("minigrad-course"), "demo", str(course)], check=True)
     # nbgrader's formgrader reads nbgrader_config.py from the server's working directory.
     return course, dict(os.environ), [f"--ServerApp.root_dir={course}", *lab_args]

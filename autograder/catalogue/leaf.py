@@ -436,7 +436,7 @@ def zero_and_none(T, record, rng):
 
 
 @scenario(id="leaf.grad_setter_checks", rules=["L8", "L13"], topic="leaf",
-          lecture=f"{LECTURE}#accumulate-and-zero")  # fmt: skip
+          lecture=f"{LECTURE}#setting-grad")  # fmt: skip
 def grad_setter_checks(T, record, rng):
     dev = record.device
     a = _leaf(T, record, rng)
@@ -580,7 +580,7 @@ def retained_nonleaf_grad_accumulates(T, record, rng):
 
 
 @scenario(id="leaf.grad_setter_on_nonleaves_and_refusals", rules=["L13"], topic="leaf",
-          lecture=f"{LECTURE}#accumulate-and-zero")  # fmt: skip
+          lecture=f"{LECTURE}#setting-grad")  # fmt: skip
 def grad_setter_on_nonleaves_and_refusals(T, record, rng):
     dev = record.device
     h = _leaf(T, record, rng, (2, 3)) * scalar(rng)
