@@ -1165,3 +1165,24 @@ def test_14_a_group_that_says_isolation_failed_changes_nothing_for_later_submiss
     result = grade(contract, write(cheat, tmp_path / "cheat"))
     assert points(result) == FULL_CPU, everything(result)
     assert sealed_grade._SHARING_REFUSED == [] and not alone
+
+
+SAY_NOT_BUILT_YET = """
+class _Later(Exception):
+    waiting_for = "devices"  # as the engine's stubs of a later assignment say it
+def read_grad(tensor):
+    if tensor._grad is None and tensor.grad_fn is not None and not tensor._retains_grad:
+        raise _Later("read_grad() is not built yet")  # the warning it should give: skipped
+    return tensor._grad
+"""
+
+
+def test_15_an_answer_that_says_a_later_assignment_is_missing_earns_nothing_by_it(
+    contract, tmp_path
+):
+    """A scenario that stops at a later assignment's stub waits (as Validate has it) only
+    where the course's own functions stop there too, after the same observations."""
+    cheat = submission(after={FIRST: SAY_NOT_BUILT_YET})
+    result = grade(contract, write(cheat, tmp_path / "cheat"))
+    assert_no_false_credit(result, ONLY_L8)
+    assert_next_student_graded(contract, tmp_path)
