@@ -709,10 +709,15 @@ def test_5_loop_memory_fork_bomb_and_huge_output_stop_only_their_author(
 @needs_uid
 def test_5_filling_the_disk_is_stopped_at_the_sandbox_limits(contract, tmp_path):
     cheat = submission(after={LAST: DISK_FILL})
-    result = grade(contract, write(cheat, tmp_path / "cheat"))
-    (error,) = result.answer_errors.values()
-    written = int(re.search(r"wrote (\d+) bytes", error).group(1))
+    with Sandbox(LIMITS) as box:  # what it wrote, as it says (feedback never repeats it)
+        outcome = box.run({"cells": [{"id": LAST, "kind": "answer", "source": DISK_FILL}],
+                           "scenarios": [], "seed": 0, "device": "cpu", "cell_s": 10,
+                           "scenario_s": 1})  # fmt: skip
+    (report,) = outcome.messages[0]["cells"]
+    written = int(re.search(r"wrote (\d+) bytes", report["error"]["message"]).group(1))
     assert written <= LIMITS.tmp_bytes  # the 8 MiB /tmp, nothing else writable
+    result = grade(contract, write(cheat, tmp_path / "cheat"))
+    assert LAST in result.answer_errors
     assert points(result) == FULL_CPU  # the answer itself was right
     assert_next_student_graded(contract, tmp_path)
 
@@ -1033,3 +1038,151 @@ def test_a_grading_process_removes_the_folder_it_staged():
     child.join(60)
     assert child.exitcode == 0
     assert staged.name.startswith("minigrad-sealed-") and not staged.exists()
+
+
+# -- round 3 (issue 30): the answer key, what reaches feedback, isolation on a student's word --
+
+READ_THE_STAGED_ENGINE = r"""
+import glob, json, marshal, os
+def _names(code, found):
+    found.update(code.co_names + code.co_varnames)
+    for const in code.co_consts:
+        if isinstance(const, str):
+            found.add(const)
+        elif hasattr(const, "co_code"):
+            _names(const, found)
+    return found
+_dump = {}
+for _path in glob.glob("/opt/sealed/engine/minigrad/seams/*.pyc"):
+    with open(_path, "rb") as _file:
+        _code = marshal.loads(_file.read()[16:])
+    _dump[os.path.basename(_path)[:-4]] = sorted(_names(_code, set()))
+_found = {k: [n for n in v if n in LOOK_FOR] + [len(v)] for k, v in _dump.items()}
+raise RuntimeError(json.dumps(_found))
+"""
+
+
+def _code_names(source: str) -> set[str]:
+    found, codes = set(), [compile(source, "seam", "exec")]
+    while codes:
+        code = codes.pop()
+        found.update(code.co_names + code.co_varnames)
+        found.update(c for c in code.co_consts if isinstance(c, str))
+        codes += [c for c in code.co_consts if hasattr(c, "co_code")]
+    return found
+
+
+def _reference_only(assignment: str) -> set[str]:
+    """Names and strings of the assignment's reference answers that its stubs lack."""
+    from coursekit.edition import seam_source, stubbed
+
+    source = seam_source(assignment)
+    return _code_names(source) - _code_names(stubbed(source, assignment))
+
+
+@needs_namespace
+def test_12_an_answer_reading_the_staged_engine_finds_no_later_assignments_answer(
+    contract, tmp_path
+):
+    """The engine a leaf_nodes group runs beside holds the later assignments as the class
+    edition has them (stubs, stand-ins); and what the answer raises never reaches feedback."""
+    from coursekit.sealed.sandbox import staged_engine
+    from minigrad.seams import ASSIGNMENTS as ORDER
+
+    answers = {later: _reference_only(later) for later in ORDER[1:]}
+    look_for = f"LOOK_FOR = {sorted(set().union(*answers.values()))!r}\n"
+    with Sandbox(LIMITS, engine=staged_engine("leaf_nodes", ("read_grad",))) as box:
+        outcome = box.run({"cells": [{"id": "probe", "kind": "answer",
+                                      "source": look_for + READ_THE_STAGED_ENGINE}],
+                           "scenarios": [], "seed": 0, "device": "cpu", "cell_s": 5,
+                           "scenario_s": 1})  # fmt: skip
+    (report,) = outcome.messages[0]["cells"]
+    dump = json.loads(report["error"]["message"])
+    for later in ORDER[1:]:
+        *found, names = dump[later]
+        assert answers[later] and names > 10, later  # the probe reads the file; there is a key
+        assert not answers[later] & set(found), (later, sorted(answers[later] & set(found)))
+    # the same answer graded: whatever it read, its feedback quotes none of it
+    cheat = submission(after={LAST: "LOOK_FOR = ()\n" + READ_THE_STAGED_ENGINE})
+    result = grade(contract, write(cheat, tmp_path / "cheat"))
+    graded = seal_outputs(nbformat.from_dict(copy.deepcopy(cheat)), result)
+    shown = everything(result) + json.dumps([c.get("outputs", []) for c in graded.cells])
+    assert f"answer cell {LAST} raised RuntimeError" in shown
+    assert '"detach_numpy": [' not in shown.replace("\\", "")  # what it raised
+
+
+PRINT_AND_RAISE = """
+import sys
+print("PRINTED-SECRET" * 1000)
+print("PRINTED-SECRET" * 1000, file=sys.stderr)
+class CLASS_NAMED_SECRET(Exception):
+    pass
+def read_grad(tensor):
+    raise RuntimeError("ENGINE-SECRET" + "z" * 100000)
+raise CLASS_NAMED_SECRET("RAISED-SECRET" + "y" * 200000)
+"""
+
+
+def test_13_what_an_answer_prints_or_raises_reaches_feedback_only_as_a_capped_comparison(
+    contract, tmp_path
+):
+    cheat = submission(after={FIRST: PRINT_AND_RAISE})
+    result = grade(contract, write(cheat, tmp_path / "cheat"))
+    assert_no_false_credit(result, ONLY_L8)
+    graded = seal_outputs(nbformat.from_dict(copy.deepcopy(cheat)), result)
+    outputs = json.dumps([c.get("outputs", []) for c in graded.cells])
+    for text in (everything(result), outputs):
+        for secret in ("PRINTED-SECRET", "CLASS_NAMED_SECRET", "RAISED-SECRET", "y" * 50):
+            assert secret not in text
+        assert "z" * 301 not in text  # theirs, in the comparison, cut
+    assert "ENGINE-SECRET" in result.cells["test_L3"].feedback  # their side of the comparison
+    assert any("a class of its own" in n for n in result.notes), result.notes
+    assert_next_student_graded(contract, tmp_path)
+
+
+SAY_ISOLATION_FAILED = """
+import json, os
+for _fd in range(3, 64):
+    try:
+        os.write(_fd, json.dumps({"isolation_failed": "said by the student"}).encode() + b"\\n")
+    except OSError:
+        pass
+"""
+
+
+@needs_namespace
+def test_14_a_group_that_says_isolation_failed_changes_nothing_for_later_submissions(
+    contract, tmp_path, monkeypatch
+):
+    from coursekit.sealed import grade as sealed_grade
+
+    monkeypatch.setattr(sealed_grade, "_SHARING_REFUSED", [])
+    alone = []
+    monkeypatch.setattr(
+        sealed_grade.Sandbox, "run", lambda self, request: alone.append(request) or pytest.fail()
+    )
+    cheat = submission(after={FIRST: SAY_ISOLATION_FAILED})
+    result = grade(contract, write(cheat, tmp_path / "cheat"))
+    assert points(result) == FULL_CPU, everything(result)
+    assert sealed_grade._SHARING_REFUSED == [] and not alone
+
+
+SAY_NOT_BUILT_YET = """
+class _Later(Exception):
+    waiting_for = "devices"  # as the engine's stubs of a later assignment say it
+def read_grad(tensor):
+    if tensor._grad is None and tensor.grad_fn is not None and not tensor._retains_grad:
+        raise _Later("read_grad() is not built yet")  # the warning it should give: skipped
+    return tensor._grad
+"""
+
+
+def test_15_an_answer_that_says_a_later_assignment_is_missing_earns_nothing_by_it(
+    contract, tmp_path
+):
+    """A scenario that stops at a later assignment's stub waits (as Validate has it) only
+    where the course's own functions stop there too, after the same observations."""
+    cheat = submission(after={FIRST: SAY_NOT_BUILT_YET})
+    result = grade(contract, write(cheat, tmp_path / "cheat"))
+    assert_no_false_credit(result, ONLY_L8)
+    assert_next_student_graded(contract, tmp_path)

@@ -116,15 +116,20 @@ def run_groups(request: dict) -> None:
 
     groups = request["groups"]
     fds = [group["result_fd"] for group in groups]
+    control = request["control_fd"]  # to the parent, from this process only
     for index, group in enumerate(groups):
-        run_isolated(
+        failed = run_isolated(
             index,
             lambda channel, group=group: _run_isolated_group(request, group, channel),
             group["result_fd"],
-            fds[index + 1 :],
+            [*fds[index + 1 :], control],
             request["wall_s"],
             request["tmp_bytes"],
         )
+        if failed:
+            os.write(control, json.dumps({"group": index, "isolation_failed": failed}).encode()
+                     + b"\n")  # fmt: skip
+    os.close(control)
 
 
 def _run_isolated_group(request: dict, group: dict, channel) -> None:

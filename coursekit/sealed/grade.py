@@ -13,8 +13,11 @@ unpickled; a malformed or missing observation is a difference, never a pass.
 
 from __future__ import annotations
 
+import builtins
 import json
+import re
 import secrets
+import sys
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -36,6 +39,17 @@ from coursekit.sealed.sandbox import (
 from coursekit.sealed.submission import Program, assemble
 
 ENGINE_LABEL = "your engine"
+RUN_IT_TO_READ = "run the cell in your notebook to read its message"
+MAGIC_IGNORED = "IPython magic or shell lines were ignored"
+# the exceptions whose type a note names (Python's own and the engine's "not built yet"):
+# a class of the submission's own could carry any text in its name
+_PYTHON_EXCEPTIONS = frozenset(
+    name for name, value in vars(builtins).items()
+    if isinstance(value, type) and issubclass(value, BaseException)
+) | {"SeamNotBuilt", "Timeout"}  # fmt: skip
+_MISSING_MODULE = re.compile(r"No module named '([A-Za-z_][\w.]{0,60})'")
+# the most of one of the engine's texts (a value, an error message) a difference shows
+ENGINE_TEXT_LIMIT = 300
 IMPORTABLE = (
     "a graded notebook can import Python's standard library, NumPy and minigrad (the engine "
     "you are building), nothing else"
@@ -320,13 +334,12 @@ def _checked(notebook):
 
 
 def _read_outcome(outcome: Outcome, ids) -> tuple[list, dict, list[str]]:
-    """The child's cell reports and scenario results, and notes on anything odd."""
+    """The child's cell reports and scenario results, and notes on anything odd (never what
+    the child printed: its output is the submission's to choose, and the sandbox holds
+    reference answers it could quote)."""
     notes = []
     if outcome.problem:
-        tail = outcome.stderr_tail.strip().splitlines()[-3:]
-        notes.append(
-            f"sealed run: {outcome.problem}" + (f"; its last output: {tail}" if tail else "")
-        )
+        notes.append(f"sealed run: {outcome.problem}")
     if outcome.malformed:
         notes.append(f"{outcome.malformed} line(s) on the result pipe were not JSON objects")
     cell_reports = []
@@ -348,25 +361,41 @@ def _read_outcome(outcome: Outcome, ids) -> tuple[list, dict, list[str]]:
 
 
 def _cell_notes(reports: list, program: Program) -> list[str]:
-    """What went wrong while the cells were being defined (the student's own tracebacks)."""
+    """What went wrong while the cells were being defined: which cell, and the exception's
+    type where it is Python's own. The child's words are not repeated (the submission writes
+    them, and could write the reference answers it runs beside); the student reads the
+    message by running the cell in their notebook."""
     notes = []
+    kinds = {cell["id"]: cell["kind"] for cell in program.cells}
+    kinds["bind"] = "given"
     for report in reports:
+        cell = report.get("id")
+        if kinds.get(cell) is None or report.get("kind") != kinds[cell]:
+            continue  # not a cell of this program: nothing the child made up is shown
         if report.get("note"):
-            notes.append(f"{report.get('kind')} cell {report.get('id')}: {report['note']}")
-        if report.get("status") == "ok" or report.get("id") in program.missing:
+            notes.append(f"{kinds[cell]} cell {cell}: {MAGIC_IGNORED}")
+        if report.get("status") == "ok" or cell in program.missing:
             continue
-        notes.append(f"{report.get('kind')} cell {report.get('id')} {_error_text(report)}")
+        notes.append(f"{kinds[cell]} cell {cell} {_error_text(report)}")
     return notes
 
 
 def _error_text(report: dict) -> str:
+    """'raised NameError (...)', 'ran longer than its time limit', or ModuleNotFoundError with
+    the module named when it is one the grader knows (torch, IPython...)."""
+    if report.get("status") == "timeout":
+        return "ran longer than its time limit"
     error = report.get("error") if isinstance(report.get("error"), dict) else {}
-    text = f"raised {error.get('type')}: {str(error.get('message', ''))[:500]}"
-    if error.get("type") == "ModuleNotFoundError":
-        text += f" ({IMPORTABLE})"
-    if error.get("traceback"):
-        text += "\n" + str(error["traceback"])[:2000]
-    return text
+    kind = error.get("type")
+    if kind not in _PYTHON_EXCEPTIONS:
+        return f"raised an exception of a class of its own ({RUN_IT_TO_READ})"
+    if kind == "ModuleNotFoundError":
+        named = _MISSING_MODULE.fullmatch(str(error.get("message", "")))
+        known = named and named[1].split(".")[0] in sys.modules
+        return (
+            "raised ModuleNotFoundError" + (f": {named[0]}" if known else "") + (f" ({IMPORTABLE})")
+        )
+    return f"raised {kind} ({RUN_IT_TO_READ})"
 
 
 def _differences(reference: dict, engine, device: str) -> list[dict]:
@@ -374,9 +403,22 @@ def _differences(reference: dict, engine, device: str) -> list[dict]:
         engine = {"status": "error", "observations": [],
                   "error": {"type": "Malformed", "message": "unreadable observations"}}  # fmt: skip
     try:
-        return compare_scenario(reference, engine, device)
+        diffs = compare_scenario(reference, engine, device)
     except Exception as exc:  # a well-formed shape with odd contents: never a pass
-        return [_malformed(f"{type(exc).__name__}: {exc}")]
+        return [_malformed(type(exc).__name__)]
+    return [_capped(diff) for diff in diffs]
+
+
+def _capped(diff: dict) -> dict:
+    """A difference with the engine's side cut to ENGINE_TEXT_LIMIT characters: what the
+    submission controls reaches its feedback only as its own side of one comparison."""
+    engine = str(diff.get("engine", ""))
+    if len(engine) <= ENGINE_TEXT_LIMIT:
+        return diff
+    engine = engine[:ENGINE_TEXT_LIMIT] + " ..."
+    head = f"{diff['label']}: {diff['field']}" if diff.get("label") else diff.get("field")
+    summary = f"{head}: PyTorch {diff.get('reference')}; your engine {engine}"
+    return {**diff, "engine": engine, "summary": summary}
 
 
 def _well_formed(engine) -> bool:

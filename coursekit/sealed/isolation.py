@@ -17,8 +17,10 @@ no student code, and forks one child per group, which, before any student code r
   ends), which forks the group's process: that one drops every capability, then runs it.
 
 The forking child gives the group at most the run's wall-clock limit, then kills it. Where
-the kernel refuses a user namespace, the group says ISOLATION_FAILED before running
-anything, and the parent gives each group a sandbox of its own instead.
+the kernel refuses a user namespace, the forking process says ISOLATION_FAILED on the
+sandbox's control pipe (which no group holds) before running anything, and the parent
+gives each group a sandbox of its own instead; nothing a group writes on its result pipe
+decides that.
 """
 
 import ctypes
@@ -34,7 +36,8 @@ import sys
 BOX = "/opt/sealed"  # where the staged environment appears inside the sandbox
 ENGINE = f"{BOX}/engine"  # the group's own minigrad
 ENGINES = f"{BOX}/engines"  # every group's, by index: covered in each group
-ISOLATION_FAILED = "isolation_failed"  # message key: the group could not be isolated
+ISOLATION_FAILED = "isolation_failed"  # control message key: the group could not be isolated
+ISOLATED = b"isolated"  # what a group's process says, before its student code, once isolated
 TIMED_OUT = "timed_out"  # message key: the group was killed at the wall-clock limit
 EXIT_STATUS = "exit_status"  # message key: how the group's process ended (as Popen says it)
 
@@ -60,21 +63,38 @@ def _libc():
 
 def run_isolated(index: int, run, result_fd: int, others: list[int], wall_s, tmp_bytes: int):
     """Run `run(channel)` for group `index` in a child with namespaces of its own; return
-    when it has ended. `others`: the result pipes of the groups still to run."""
+    when it has ended, with why it could not be isolated ("" when it was). `others`: the
+    pipes the group must not hold (the result pipes of the groups still to run, the
+    sandbox's control pipe).
+
+    Whether the group was isolated is said on a pipe of its own that only this process
+    reads: its forked processes write to it before any student code runs and close it, so
+    the student's code can neither say it failed nor that it did not."""
+    ready, said = os.pipe()
 
     def isolated() -> int:
+        os.close(ready)
         try:
             for fd in others:
                 os.close(fd)
             _enter_namespaces(index, tmp_bytes)
         except OSError as exc:
-            _report(result_fd, {ISOLATION_FAILED: str(exc)})
+            _report(said, {ISOLATION_FAILED: str(exc)})
             return 70
-        return _first_process(run, result_fd, wall_s)
+        return _first_process(run, result_fd, said, wall_s)
 
     pid = _forked(isolated)
+    os.close(said)
     os.close(result_fd)  # only the group's own processes hold it now
     os.waitpid(pid, 0)
+    with os.fdopen(ready, "rb") as pipe:
+        words = pipe.read(4096)
+    if words == ISOLATED:
+        return ""
+    try:
+        return str(json.loads(words)[ISOLATION_FAILED])
+    except (ValueError, KeyError, TypeError):
+        return "the group ended before it was isolated"
 
 
 def _forked(body) -> int:
@@ -106,9 +126,10 @@ def _enter_namespaces(index: int, tmp_bytes: int) -> None:
     os.chdir("/tmp")
 
 
-def _first_process(run, result_fd: int, wall_s: float) -> int:
+def _first_process(run, result_fd: int, said: int, wall_s: float) -> int:
     """In the forking child: start the namespace's PID 1, wait for it at most wall_s."""
-    pid = _forked(lambda: _namespace_init(run, result_fd))
+    pid = _forked(lambda: _namespace_init(run, result_fd, said))
+    os.close(said)
     ended = os.pidfd_open(pid)
     if not select.select([ended], [], [], wall_s)[0]:
         os.kill(pid, signal.SIGKILL)  # PID 1: every process of the group goes with it
@@ -117,13 +138,14 @@ def _first_process(run, result_fd: int, wall_s: float) -> int:
     return 0
 
 
-def _namespace_init(run, result_fd: int) -> int:
+def _namespace_init(run, result_fd: int, said: int) -> int:
     """PID 1 of the group: keeps its capabilities, runs nothing of the student's, ends with
     the group's process (and with its own parent), which ends the rest of the namespace,
     and says how that process ended."""
     _libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     _libc().prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
-    pid = _forked(lambda: _run_group(run, result_fd))
+    pid = _forked(lambda: _run_group(run, result_fd, said))
+    os.close(said)
     while True:  # reap orphans until the group's process ends
         ended, status = os.wait()
         if ended == pid:
@@ -131,12 +153,14 @@ def _namespace_init(run, result_fd: int) -> int:
             return 0
 
 
-def _run_group(run, result_fd: int) -> int:
+def _run_group(run, result_fd: int, said: int) -> int:
     try:
         drop_capabilities()
     except OSError as exc:
-        _report(result_fd, {ISOLATION_FAILED: str(exc)})
+        _report(said, {ISOLATION_FAILED: str(exc)})
         return 70
+    os.write(said, ISOLATED)
+    os.close(said)  # before any student code: it can say nothing more about isolation
     sys.path_importer_cache.clear()  # the zygote listed /opt/sealed/engine before the mount
     importlib.invalidate_caches()
     try:

@@ -416,15 +416,23 @@ class Sandbox:
         wall_s = self.limits.wall_s
         request = {**request, "groups": groups, "wall_s": wall_s,
                    "tmp_bytes": self.limits.tmp_bytes}  # fmt: skip
-        return self._start(request, len(groups), len(groups) * (wall_s + 1) + 5)
+        *outcomes, control = self._start(request, len(groups) + 1, len(groups) * (wall_s + 1) + 5)
+        # only the sandbox's first process, which runs no student code, writes the control
+        # pipe: whether a group was isolated is never a group's own word
+        for message in control.messages:
+            index = message.get("group")
+            if type(index) is int and 0 <= index < len(outcomes) and ISOLATION_FAILED in message:
+                outcomes[index].isolation_failed = str(message[ISOLATION_FAILED])[:500]
+        return outcomes
 
     def _start(self, request: dict, pipes: int, wall_s: float) -> list[Outcome]:
         state = layers()
         env = _child_env("") if state["namespace"] == "active" else _fallback_env()
         ends = [os.pipe() for _ in range(pipes)]
-        if "groups" in request:
+        if "groups" in request:  # a result pipe per group, the last one for control
             request["groups"] = [{**group, "result_fd": write} for group, (_, write) in
-                                 zip(request["groups"], ends, strict=True)]  # fmt: skip
+                                 zip(request["groups"], ends[:-1], strict=True)]  # fmt: skip
+            request["control_fd"] = ends[-1][1]
         try:
             proc = subprocess.Popen(
                 self.command(ends[0][1]),
@@ -518,9 +526,6 @@ class Sandbox:
             outcome.problem = f"the result pipe carried more than {self.limits.result_bytes} bytes"
         elif not any(m.get("done") for m in messages):
             outcome.problem = f"the process ended before it finished ({_status_text(status)})"
-        outcome.isolation_failed = next(
-            (str(m[ISOLATION_FAILED]) for m in messages if ISOLATION_FAILED in m), ""
-        )
         return outcome
 
 
