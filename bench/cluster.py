@@ -2,8 +2,9 @@
 
 The demo class (14 notebook-submissions) is graded by `minigrad-course grade` here (-j 2, its
 grading processes started and stopped with the command, as an instructor runs it), and
-through a `dask scheduler` with two `dask worker` processes (one thread each), all on this
-machine, after the workers have started (what starting them costs is reported apart).
+through a `dask scheduler` with two `dask worker` processes (one thread each; TLS with the
+course's cluster keys, as `grade --scheduler` needs by default), all on this machine, after
+the workers have started (what starting them costs is reported apart).
 Each mode grades the class handed in twice and five times (each student hands in again
 under more ids, the same files): the difference, divided by the 42 submissions between, is
 what one more submission costs, the figure the target is about. It is a difference of two
@@ -122,17 +123,24 @@ def _measure(mode: str, course: str, started: list, home: Path) -> dict:
 
     grade = [sys.executable, "-m", "coursekit.cli", "grade", "-C", course]
     peaks: dict[int, float] = {}
-    if mode == "dask":
+    if mode == "dask":  # TLS with the course's keys, as an instructor's cluster runs
         port = _free_port()
-        address = f"tcp://127.0.0.1:{port}"
+        address = f"tls://127.0.0.1:{port}"
+        keys = Path(course, "cluster-keys")
+        if not keys.is_dir():
+            subprocess.run([*grade[:3], "cluster-keys", "-C", course], check=True,
+                           capture_output=True)  # fmt: skip
+        tls = ["--tls-ca-file", str(keys / "ca.pem"), "--tls-cert"]
         dask = str(Path(sys.executable).with_name("dask"))
         started.append(_start([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port),
-                               "--no-dashboard"], home))  # fmt: skip
+                               "--no-dashboard", "--protocol", "tls", *tls,
+                               str(keys / "scheduler.pem")], home))  # fmt: skip
         for name in ("w1", "w2"):
             (home / name).mkdir()
             started.append(_start([dask, "worker", address, "--nthreads", "1", "--no-nanny",
-                                   "--no-dashboard", "--name", name], home / name))  # fmt: skip
-        _wait_for_workers(address, 2)
+                                   "--no-dashboard", "--name", name, *tls,
+                                   str(keys / "worker.pem")], home / name))  # fmt: skip
+        _wait_for_workers(address, 2, keys)
         grade += ["--scheduler", address]
         watcher = threading.Thread(target=_watch, args=(started[1:], peaks), daemon=True)
         watcher.start()
@@ -164,10 +172,12 @@ def _die_with_parent() -> None:
     ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
-def _wait_for_workers(address: str, n: int) -> None:
+def _wait_for_workers(address: str, n: int, keys: Path) -> None:
     from distributed import Client
 
-    with Client(address, timeout=60) as client:
+    from coursekit.classroom.cluster_keys import security
+
+    with Client(address, timeout=60, security=security(keys)) as client:
         client.wait_for_workers(n, timeout=120)
 
 

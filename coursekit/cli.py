@@ -7,7 +7,8 @@ minigrad-course collect -C COURSE ASSIGNMENT --from download.zip --roster roster
 minigrad-course deadline -C COURSE ASSIGNMENT "2026-12-01 23:59" [--timezone ZONE]
 minigrad-course extend -C COURSE STUDENT ASSIGNMENT --days N | --hours N
 minigrad-course late-policy -C COURSE [--per-day PCT] [--cap PCT] [--zero-after DAYS]
-minigrad-course grade -C COURSE [-j N] [--force] [--student ID] [--scheduler tcp://HOST:8786]
+minigrad-course grade -C COURSE [-j N] [--force] [--student ID] [--scheduler tls://HOST:8786]
+minigrad-course cluster-keys -C COURSE                 # TLS keys for the Dask cluster
 minigrad-course export -C COURSE [--format csv|canvas|moodle] [--out FILE]
 minigrad-course feedback|report -C COURSE
 minigrad-course release-feedback -C COURSE [ASSIGNMENT ...]   # students fetch their own
@@ -99,10 +100,22 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument(
         "--scheduler",
         metavar="ADDRESS",
-        help="grade on the workers of this Dask scheduler (tcp://host:8786); -j is then theirs",
+        help="grade on the workers of this Dask scheduler (tls://host:8786, started with the "
+        "course's cluster-keys); -j is then theirs",
+    )
+    grade.add_argument(
+        "--insecure",
+        action="store_true",
+        help="accept a plain tcp:// scheduler: whoever reaches it can join, read the hidden "
+        "tests and send back grades (only on a network that nobody else reaches)",
     )
     _sealed_options(grade)
 
+    commands.add_parser(
+        "cluster-keys",
+        parents=[common],
+        help="TLS keys for grading on a Dask cluster (in COURSE/cluster-keys)",
+    )
     feedback = commands.add_parser("feedback", parents=[common], help="HTML feedback")
     feedback.add_argument("--student")
     feedback.add_argument("-j", "--jobs", type=int, help="pages at a time (default: cores)")
@@ -394,6 +407,7 @@ def _grade(course, args) -> int:
             Limits(args.timeout, args.memory),
             sealed=sealed,
             scheduler=args.scheduler,
+            insecure=args.insecure,
         )
     finally:
         hand_back(course)  # root grading an instructor's course (sudo, on a hub)
@@ -403,6 +417,22 @@ def _grade(course, args) -> int:
     notice = sealing_notice(course) if results else ""
     if notice:
         print(notice)
+    return 0
+
+
+def _cluster_keys(course, args) -> int:
+    from coursekit.classroom.cluster_keys import keys_folder, make_keys
+
+    folder = make_keys(keys_folder(course))
+    print(
+        f"the cluster's keys are in {folder} (readable by you only). Copy ca.pem and "
+        "scheduler.pem to the scheduler's machine, ca.pem and worker.pem to each worker's "
+        "(readable by the account the worker runs as, nobody else), then:\n"
+        "  dask scheduler --protocol tls --port 8786 --tls-ca-file ca.pem "
+        "--tls-cert scheduler.pem\n"
+        "  dask worker tls://HEAD:8786 --tls-ca-file ca.pem --tls-cert worker.pem\n"
+        f"  minigrad-course grade -C {course.root} --scheduler tls://HEAD:8786"
+    )
     return 0
 
 
@@ -512,6 +542,7 @@ COMMANDS = {
     "release": _release,
     "collect": _collect,
     "grade": _grade,
+    "cluster-keys": _cluster_keys,
     "feedback": _feedback,
     "release-feedback": _release_feedback,
     "hub": _hub,

@@ -1,8 +1,9 @@
 """`minigrad-course grade --scheduler`: grading on real Dask workers (issue 18).
 
-Every test starts its own `dask scheduler` and `dask worker` processes (TCP, free ports), each
-worker in its own folder (its cwd and TMPDIR, not the course's), and kills only those. Scores
-are compared with a local run of the same class, or with the toy cells' points by hand.
+Every test starts its own `dask scheduler` and `dask worker` processes (TLS with the course's
+cluster keys, on 127.0.0.1, free ports), each worker in its own folder (its cwd and TMPDIR, not
+the course's), and kills only those. Scores are compared with a local run of the same class,
+or with the toy cells' points by hand.
 """
 
 from __future__ import annotations
@@ -41,42 +42,60 @@ TOY = {"test_add": 2.0, "test_mul": 1.0}
 
 
 class Cluster:
-    """A scheduler and workers this test started, on free ports, killed at the end."""
+    """A scheduler and workers this test started, on free ports, killed at the end. With
+    `keys` (a course's cluster-keys folder) it speaks TLS, as `minigrad-course cluster-keys`
+    says to start it; without, plain TCP."""
 
-    def __init__(self, where: Path, **scheduler_env):
+    def __init__(self, where: Path, keys: Path | None = None, **scheduler_env):
         # a short folder: a worker's forkserver socket lives in its TMPDIR, and a socket's
         # path is limited to about 100 bytes (pytest's tmp_path can be longer)
         self.homes = Path(tempfile.mkdtemp(prefix="mgdask-"))
-        self.where, self.workers, self.processes = where, {}, []
+        self.where, self.workers, self.processes, self.keys = where, {}, [], keys
         port = _free_port()
-        self.address = f"tcp://127.0.0.1:{port}"
+        self.address = f"{'tls' if keys else 'tcp'}://127.0.0.1:{port}"
         env = {f"DASK_DISTRIBUTED__SCHEDULER__{k.upper()}": v for k, v in scheduler_env.items()}
+        tls = ["--protocol", "tls", *_tls(keys, "scheduler.pem")] if keys else []
         self._start("scheduler", [DASK, "scheduler", "--host", "127.0.0.1", "--port", str(port),
-                                  "--no-dashboard"], where, env)  # fmt: skip
+                                  "--no-dashboard", *tls], where, env)  # fmt: skip
 
     def add_worker(
-        self, name: str, *args: str, nanny: bool = False, daemon: bool = False, extra_path=""
+        self,
+        name: str,
+        *args: str,
+        nanny: bool = False,
+        daemon: bool = False,
+        extra_path="",
+        keys: Path | None | str = "the cluster's",
+        cert: str = "worker.pem",
+        env: dict | None = None,
     ):
         home = self.homes / name
         (home / "tmp").mkdir(parents=True)
         env = {"TMPDIR": str(home / "tmp"), "PYTHONPATH": os.pathsep.join(
-            p for p in (str(REPO), extra_path) if p)}  # fmt: skip
+            p for p in (str(REPO), extra_path) if p), **(env or {})}  # fmt: skip
         # a nanny's worker is a daemonic process (it cannot start grading processes) unless
         # its environment says otherwise
         env["DASK_DISTRIBUTED__WORKER__DAEMON"] = str(daemon)
+        keys = self.keys if keys == "the cluster's" else keys
         command = [DASK, "worker", self.address, "--name", name, "--nthreads", "1",
-                   "--host", "127.0.0.1", "--no-dashboard", *args]  # fmt: skip
+                   "--host", "127.0.0.1", "--no-dashboard", *_tls(keys, cert), *args]  # fmt: skip
         if not nanny:
             command.append("--no-nanny")
         self.workers[name] = self._start(name, command, home, env)
         return home
 
-    def wait_for(self, names, timeout=120) -> dict[str, dict]:
-        """name -> the scheduler's facts of that worker (address, pid...), once all are in."""
+    def client(self, **kwargs):
         from distributed import Client
 
+        from coursekit.classroom.cluster_keys import security
+
+        return Client(self.address, timeout=60,
+                      security=security(self.keys) if self.keys else None, **kwargs)  # fmt: skip
+
+    def wait_for(self, names, timeout=120) -> dict[str, dict]:
+        """name -> the scheduler's facts of that worker (address, pid...), once all are in."""
         deadline = time.monotonic() + timeout
-        with Client(self.address, timeout=60) as client:
+        with self.client() as client:
             while time.monotonic() < deadline:
                 info = client.scheduler_info(n_workers=-1)["workers"]
                 found = {w["name"]: {**w, "address": a} for a, w in info.items()}
@@ -103,6 +122,11 @@ class Cluster:
         return process
 
 
+def _tls(keys: Path | None, cert: str) -> list[str]:
+    """A Dask command's TLS options, as `minigrad-course cluster-keys` prints them."""
+    return ["--tls-ca-file", str(keys / "ca.pem"), "--tls-cert", str(keys / cert)] if keys else []
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -126,15 +150,21 @@ def _kill_tree(pid: int) -> None:
 def cluster(tmp_path):
     made = []
 
-    def start(**scheduler_env) -> Cluster:
+    def start(keys: Path | None, **scheduler_env) -> Cluster:
         where = tmp_path / f"cluster{len(made)}"
         where.mkdir()
-        made.append(Cluster(where, **scheduler_env))
+        made.append(Cluster(where, keys, **scheduler_env))
         return made[-1]
 
     yield start
     for c in made:
         c.close()
+
+
+def keys_of(course: Path) -> Path:
+    """The course's cluster keys, made as an instructor makes them."""
+    run("cluster-keys", "-C", course)
+    return course / "cluster-keys"
 
 
 def results(course: Path) -> dict[str, dict]:
@@ -153,6 +183,7 @@ def leaf_class(tmp_path_factory):
     course = root / "course"
     run("init", course, "--solutions", root / "solutions", "--cpu-only", "--roster",
         root / "roster.csv")  # fmt: skip
+    run("cluster-keys", "-C", course)
     released = course / "release" / "leaf_nodes" / "leaf_nodes.ipynb"
     for student, kind in [("ada", "correct"), ("ben", "bug")]:
         name, content = demo.submission(released, kind)
@@ -172,7 +203,7 @@ def test_two_workers_grade_as_the_local_run_does(leaf_class, cluster, tmp_path):
     template, local = leaf_class
     course = tmp_path / "course"
     shutil.copytree(template, course)
-    c = cluster()
+    c = cluster(course / "cluster-keys")
     homes = [c.add_worker("w1"), c.add_worker("w2")]
     workers = c.wait_for(["w1", "w2"])
     run("grade", "-C", course, "--scheduler", c.address)
@@ -294,10 +325,9 @@ def slow_toy_class(tmp_path, seconds: int, cpu_only: bool):
 
 @FAULTS
 def test_a_worker_killed_mid_run_loses_no_submission(cluster, tmp_path):
-    from distributed import Client
 
     course, students = slow_toy_class(tmp_path, seconds=5, cpu_only=True)
-    c = cluster()
+    c = cluster(keys_of(course))
     victim_home = c.add_worker("victim")
     c.add_worker("survivor")
     workers = c.wait_for(["victim", "survivor"])
@@ -305,7 +335,7 @@ def test_a_worker_killed_mid_run_loses_no_submission(cluster, tmp_path):
         [sys.executable, "-m", "coursekit.cli", "grade", "-C", str(course), "--scheduler",
          c.address], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
-    with Client(c.address, timeout=60) as client:
+    with c.client() as client:
         deadline = time.monotonic() + 120
         while not client.processing(workers["victim"]["address"]).get(workers["victim"]["address"]):
             assert time.monotonic() < deadline, "the victim never got a job"
@@ -355,7 +385,7 @@ def test_a_submission_that_kills_its_workers_is_its_own_problem(cluster, tmp_pat
     hooks.mkdir()
     (hooks / "killer.py").write_text(KILLER)
     # Dask gives up on a task after allowed-failures deaths; nannies restart killed workers
-    c = cluster(allowed_failures="1", worker_saturation="1.0")
+    c = cluster(keys_of(course), allowed_failures="1", worker_saturation="1.0")
     for name in ("w1", "w2"):
         c.add_worker(name, nanny=True, extra_path=str(hooks))
     c.wait_for(["w1", "w2"])
@@ -380,7 +410,7 @@ def test_a_cluster_without_workers_is_refused_with_what_to_do(cluster, tmp_path,
     run("init", course, "--solutions", toy_solutions(tmp_path / "solutions"), "--cpu-only")
     hand_in(course, "good", answered(course))
     monkeypatch.setattr(dask_backend, "CONNECT_S", 3)
-    c = cluster()
+    c = cluster(keys_of(course))
     with pytest.raises(SystemExit, match="no Dask worker is connected"):
         grade_class(Course.at(course), scheduler=c.address)
     c.add_worker("daemonic", nanny=True, daemon=True)
@@ -397,7 +427,7 @@ def test_cuda_cells_go_to_a_gpu_worker_or_say_there_is_none(cluster, tmp_path):
     run("init", course, "--solutions", toy_solutions(tmp_path / "solutions"))  # CUDA cell kept
     hand_in(course, "ada", answered(course))
     hand_in(course, "ben", answered(course))
-    c = cluster()
+    c = cluster(keys_of(course))
     c.add_worker("cpu")
     c.add_worker("gpu", "--resources", "GPU=1")
     workers = c.wait_for(["cpu", "gpu"])
@@ -432,10 +462,9 @@ grade_class(Course.at(sys.argv[1]), scheduler=sys.argv[2])
 
 @FAULTS
 def test_gpu_jobs_go_to_cpu_workers_when_the_gpu_worker_leaves_for_good(cluster, tmp_path):
-    from distributed import Client
 
     course, students = slow_toy_class(tmp_path, seconds=3, cpu_only=False)  # CUDA cell kept
-    c = cluster()
+    c = cluster(keys_of(course))
     c.add_worker("cpu")
     gpu_home = c.add_worker("gpu", "--resources", "GPU=1")
     workers = c.wait_for(["cpu", "gpu"])
@@ -448,7 +477,7 @@ def test_gpu_jobs_go_to_cpu_workers_when_the_gpu_worker_leaves_for_good(cluster,
             p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p)},
     )  # fmt: skip
     try:
-        with Client(c.address, timeout=60) as client:
+        with c.client() as client:
             deadline = time.monotonic() + 120
             while not client.processing(gpu).get(gpu):
                 assert time.monotonic() < deadline, "the GPU worker never got a job"

@@ -44,11 +44,13 @@ def grade_class(
     stream=None,
     sealed: SealedTimes | None = None,
     scheduler: str | None = None,
+    insecure: bool = False,
 ) -> list[dict]:
     """Grade what needs grading; returns the results written, in completion order.
 
     scheduler: a Dask scheduler's address; each submission is then graded on its workers
-    (cluster.py), else here, `workers` at a time (supervisor.py)."""
+    (cluster.py), else here, `workers` at a time (supervisor.py). insecure: a plain tcp://
+    scheduler is accepted (by default only tls://, with the course's cluster keys)."""
     stream = stream or sys.stderr
     with _only_grader(course):
         plan = _plan(course, force, student, stream)
@@ -57,7 +59,7 @@ def grade_class(
         if force:  # cut short, the next `grade` finishes it (forced.py)
             forced.start(course, [(who, a) for who, a, *_ in plan])
         limits, sealed = limits or Limits(), sealed or SealedTimes()
-        executor = _executor(course, workers, limits, grader, scheduler, stream)
+        executor = _executor(course, workers, limits, grader, (scheduler, insecure), stream)
         written = _grade(course, plan, executor, cell_timeout, stream, sealed)
         with course.gradebook() as gb:
             apply_penalties(gb.db, student)  # an appeal: that student's alone
@@ -110,13 +112,17 @@ def _plan(course, force: bool, student: str | None, stream) -> list[tuple]:
     return plan
 
 
-def _executor(course, workers, limits, grader, scheduler, stream):
-    """jobs -> (number graded at a time, iterator of (job, result or None, problem))."""
+def _executor(course, workers, limits, grader, cluster, stream):
+    """jobs -> (number graded at a time, iterator of (job, result or None, problem)).
+    cluster: (the Dask scheduler's address or None, whether plain TCP is accepted)."""
     logs = course.work / "logs"
+    scheduler, insecure = cluster
     if scheduler:
         from coursekit.classroom.cluster import run_jobs_on_dask
 
-        return lambda jobs: run_jobs_on_dask(course, jobs, scheduler, limits, grader, logs, stream)
+        return lambda jobs: run_jobs_on_dask(
+            course, jobs, scheduler, limits, grader, logs, stream, insecure
+        )
 
     def local(jobs):
         at_a_time = max(1, min(workers or os.cpu_count() or 1, len(jobs)))
