@@ -203,6 +203,16 @@ def test_an_id_not_on_the_roster_is_left_out_with_its_reason(course, capsys):
     assert sorted(os.listdir(course / "submitted")) == ["ada"]
 
 
+def test_a_student_only_grading_knows_is_not_on_the_roster(course, capsys):
+    course, _ = course
+    with Course.at(course).gradebook() as gb:
+        gb.update_or_create_student("zed")  # as grading adds whoever it grades
+    stray = hand_in(course, "zed", _utc_now())
+    _, listed = collect(course, capsys)
+    assert "'zed' is not on the roster" in said_about(listed, stray)
+    assert not (course / "submitted" / "zed").exists()
+
+
 def test_an_entry_whose_owner_cannot_be_checked_is_left_out(course, capsys):
     course, student = course
     assert not accounts.exists("ben")

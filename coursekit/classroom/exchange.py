@@ -6,12 +6,12 @@ notebook), blocks for ever on a FIFO, and only logs an entry handed in under ano
 student's name. VettedCollect keeps its rules (the newest entry per student, --update
 semantics, CourseDirectory.ignore/include/max_file_size) and leaves out, with a reason:
 an entry name without a valid timestamp; an entry that is not a folder, or holds anything but
-folders and regular files; an entry whose id is not on the roster (the gradebook's students;
-with none, every id is taken and a note says so); an entry owned by someone else than the
-student it names, or whose owner cannot be checked (no local user has the student's name)
-unless the instructor running collect (or root) placed it (check_owner, on by default); an
-entry over the limits (intake.Limits). Collected files are written 0644, staged beside their
-place so that a refused entry leaves the copy collected before in place.
+folders and regular files; an entry whose id is not on the roster (runs.Enrolled, the ids
+the roster imported; with none, every id is taken and a note says so); an entry owned by
+someone else than the student it names, or whose owner cannot be checked (no local user has
+the student's name) unless the instructor running collect (or root) placed it (check_owner,
+on by default); an entry over the limits (intake.Limits). Collected files are written 0644,
+staged beside their place so that a refused entry leaves the copy collected before in place.
 
 The time of a student's entry is the exchange's, which no student can set: the newest ctime
 of the entry's files and folders (a student can set a name, timestamp.txt and mtimes, never a
@@ -37,6 +37,7 @@ from pathlib import Path
 from nbgrader.exchange import ExchangeError
 from nbgrader.exchange.default.collect import ExchangeCollect
 from nbgrader.utils import ignore_patterns, parse_utc
+from sqlalchemy import select
 
 from coursekit.classroom.deadlines import TIMESTAMP, record_submission
 from coursekit.classroom.intake import (
@@ -50,15 +51,15 @@ from coursekit.classroom.intake import (
 )
 from coursekit.classroom.quiet import nbgrader_log
 from coursekit.classroom.roster import id_problem
+from coursekit.classroom.runs import Enrolled, ensure_table
 
 SEEN = "exchange-seen.json"  # in the course's .pipeline/: what collect saw of each entry, when
 # An honest entry's name is written before its files are copied: a claim earlier than the
 # exchange's time by less than this is not worth a note (the time is the exchange's anyway).
 CLAIM_SLACK = timedelta(minutes=2)
 NO_ROSTER = (
-    "no roster in the gradebook (`init --roster` or `collect --roster ROSTER`): the ids of "
-    "the exchange's entries were not checked against a class list, so an entry under any id "
-    "was collected"
+    "no roster (`init --roster` or `collect --roster ROSTER`): the ids of the exchange's "
+    "entries were not checked against a class list, so an entry under any id was collected"
 )
 
 
@@ -76,7 +77,9 @@ def collect(course, assignment: str, limits: Limits = DEFAULT_LIMITS, verbose=Fa
     )
     collector.update, collector.limits = True, limits
     with course.gradebook() as gb:
-        collector.roster = {student.id for student in gb.students} or None
+        ensure_table(gb.engine)  # a gradebook from before the roster was recorded: none
+        enrolled = gb.db.execute(select(Enrolled.student_id)).scalars()
+        collector.roster = set(enrolled) or None
     seen_file = course.work / SEEN
     seen = json.loads(seen_file.read_text()) if seen_file.is_file() else {}
     collector.seen = seen.setdefault(assignment, {})
@@ -145,8 +148,7 @@ class VettedCollect(ExchangeCollect):
             return id_problem(student)
         if self.roster is not None and student not in self.roster:
             return (
-                f"{student!r} is not on the roster (the gradebook's students; add a student "
-                "with `collect --roster ROSTER`)"
+                f"{student!r} is not on the roster (add a student with `collect --roster ROSTER`)"
             )
         if self.check_owner:
             try:

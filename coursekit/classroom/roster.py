@@ -118,13 +118,15 @@ def _check_lms_fields(path: Path, line: int, row: dict) -> None:
 
 def import_roster(gb, rows: list[dict]) -> None:
     """Students into nbgrader's gradebook (names, e-mail and the LMS's user id included),
-    the SIS ids and section beside them (runs.StudentDetail)."""
-    from coursekit.classroom.runs import StudentDetail, ensure_table
+    the SIS ids and section beside them (runs.StudentDetail), each enrolled (runs.Enrolled:
+    the ids collect takes from the exchange)."""
+    from coursekit.classroom.runs import Enrolled, StudentDetail, ensure_table
 
     ensure_table(gb.engine)
     for row in rows:
         details = {field: row[field] for field in (*FIELDS[1:], "lms_user_id") if row.get(field)}
         gb.update_or_create_student(row["id"], **details)
+        gb.db.merge(Enrolled(student_id=row["id"]))
         extra = {field: row.get(field) or None for field in LMS_FIELDS[1:]}
         if any(extra.values()):
             gb.db.merge(StudentDetail(student_id=row["id"], **extra))
