@@ -24,6 +24,8 @@ from coursekit.edition import graded_functions, seam_source
 from coursekit.exercises.cells import without_markers
 from coursekit.exercises.planted import BUGS, answered
 
+# each test in its own group, so that they spread over the workers (each worker that runs
+# one builds the environments once, in the module's fixtures)
 pytestmark = [pytest.mark.slow]
 OPTIONAL = ("torch", "matplotlib")  # what `[torch]` and `[lab]` bring
 LECTURES = (
@@ -120,8 +122,13 @@ def _save_assignment_one(folder: Path) -> None:
     )
 
 
-@pytest.mark.xdist_group("lectures_built_or_not")
-@pytest.mark.parametrize("assignment_one", [False, True], ids=["nothing_built", "leaf_nodes_done"])
+@pytest.mark.parametrize(
+    "assignment_one",
+    [
+        pytest.param(False, id="nothing_built", marks=pytest.mark.xdist_group("lectures_unbuilt")),
+        pytest.param(True, id="leaf_nodes_done", marks=pytest.mark.xdist_group("lectures_built")),
+    ],
+)
 def test_every_lecture_runs_top_to_bottom_on_the_students_distribution(
     request, tmp_path, assignment_one
 ):
@@ -157,7 +164,7 @@ def test_without_pytorch_each_lecture_runs_to_the_end_and_says_what_to_install(r
     assert "pip install 'minigrad-course-student[lab]'" in texts["02_leaf_nodes"]
 
 
-@pytest.mark.xdist_group("lectures_built_or_not")
+@pytest.mark.xdist_group("saved_work")
 def test_checking_an_untouched_copy_keeps_saved_work_and_restore_brings_back_a_version(
     request, tmp_path
 ):
