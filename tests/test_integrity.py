@@ -1186,3 +1186,31 @@ def test_15_an_answer_that_says_a_later_assignment_is_missing_earns_nothing_by_i
     result = grade(contract, write(cheat, tmp_path / "cheat"))
     assert_no_false_credit(result, ONLY_L8)
     assert_next_student_graded(contract, tmp_path)
+
+
+HUGE_CELL = "x = 1\n" * 1_000_000
+
+
+def test_16_one_huge_cell_is_cut_for_display_and_holds_up_no_other_page(tmp_path):
+    """An answer cell of 1,000,000 lines: its page shows the first lines and says what was
+    cut (highlighting all of it took 12 minutes and 5.6 GB); the class's other pages as
+    usual."""
+    from test_pipeline import answered, hand_in, run, toy_solutions
+
+    course = tmp_path / "course"
+    run("init", course, "--solutions", toy_solutions(tmp_path / "solutions"), "--cpu-only")
+    for student in ("huge", "good"):
+        hand_in(course, student, answered(course))
+    run("grade", "-C", course, "-j", "1")
+    # the graded copy as a 1,000,000-line answer leaves it (the sealed run grades that fine;
+    # the toy class's in-kernel grading would take minutes over it)
+    graded = course / "autograded" / "huge" / "toy" / "toy.ipynb"
+    nb = nbformat.read(graded, as_version=4)
+    nb.cells[2].source = HUGE_CELL + nb.cells[2].source
+    nbformat.write(nb, graded)
+    run("feedback", "-C", course, "-j", "1")
+    huge, good = ((course / "feedback" / s / "toy" / "toy.html").read_text() for s in
+                  ("huge", "good"))  # fmt: skip
+    assert "this cell cut here for display: 999,002 more lines" in huge
+    assert len(huge) < 1_000_000  # the first 1,000 lines
+    assert "cut here" not in good and '<span class="nf">add</span>' in good

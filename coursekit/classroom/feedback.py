@@ -6,21 +6,29 @@ also for a course whose config predates that); the pipeline adds, at the top, wh
 wrong with the submission and, when it was late, how late and what it cost (deadlines.py), and
 writes a page saying why for a submission that could not be
 graded at all. Every page carries a Content-Security-Policy that forbids inline script.
+Each page is cut and budgeted for display (display_budget.py): a submission whose pages
+cannot be made within PAGE_SECONDS, or come to more than PAGE_BYTES, gets a page saying so,
+and the others are made as usual.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import sys
+import threading
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 
 from jinja2 import DictLoader, Environment
 from markupsafe import Markup
+from nbgrader.converters import GenerateFeedback
 from traitlets.config import Config
 
 from coursekit.classroom.course import check_result
 from coursekit.classroom.deadlines import read_lateness
+from coursekit.classroom.display_budget import PAGE_BYTES, PAGE_SECONDS, CutForDisplay
 from coursekit.classroom.page_style import slim
 from coursekit.classroom.printable import printable
 from coursekit.classroom.runs import ensure_table, latest_runs
@@ -84,14 +92,18 @@ def _feedback_for(root, db_url, student, assignment, notes, max_score, notebooks
     folder = course.path("feedback", student, assignment)
     pages = []
     if course.path("autograded", student, assignment).is_dir():
-        safely = Config()
-        render_safely(safely)
-        outcome = course.api(safely).generate_feedback(assignment, student, force=True)
-        if verbose:
-            sys.stderr.write(outcome.get("log", ""))
-        check_result(outcome, f"generate_feedback {assignment} {student}")
+        try:
+            with _time_budget(PAGE_SECONDS):
+                _generate(course, student, assignment, verbose)
+        except Exception as exc:  # noqa: BLE001  (one submission's pages never stop the others)
+            why = f"its feedback could not be made ({printable(str(exc))[:300]})"
+            return _not_shown_pages(folder, assignment, notebooks, max_score, notes, why)
         for page in sorted(folder.glob("*.html")):
-            _finish_page(page, notes)
+            if page.stat().st_size > PAGE_BYTES:
+                why = f"its page came to {page.stat().st_size:,} bytes, over {PAGE_BYTES:,}"
+                page.write_text(_not_graded_page(assignment, page.stem, max_score, [*notes, why]))
+            else:
+                _finish_page(page, notes)
             pages.append(str(page))
     else:
         folder.mkdir(parents=True, exist_ok=True)
@@ -99,6 +111,55 @@ def _feedback_for(root, db_url, student, assignment, notes, max_score, notebooks
             page = folder / f"{notebook}.html"
             page.write_text(_not_graded_page(assignment, notebook, max_score, notes))
             pages.append(str(page))
+    return pages
+
+
+def _generate(course, student: str, assignment: str, verbose: bool) -> None:
+    """nbgrader's generate_feedback, sanitised, each cell cut to the display budget after
+    the course's own steps (display_budget.py)."""
+    safely = Config()
+    render_safely(safely)
+    steps = course.config().GenerateFeedback.get("preprocessors") or list(
+        GenerateFeedback.preprocessors.default_value
+    )
+    safely.GenerateFeedback.preprocessors = [*steps, CutForDisplay]
+    outcome = course.api(safely).generate_feedback(assignment, student, force=True)
+    if verbose:
+        sys.stderr.write(outcome.get("log", ""))
+    check_result(outcome, f"generate_feedback {assignment} {student}")
+
+
+class _OverBudget(Exception):
+    pass
+
+
+@contextmanager
+def _time_budget(seconds: int):
+    """Raise _OverBudget in this (main) thread after `seconds`; where signals cannot be
+    used (another thread), no budget."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def over(signum, frame):
+        raise _OverBudget(f"rendering took more than {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, over)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _not_shown_pages(folder, assignment, notebooks, max_score, notes, why) -> list[str]:
+    folder.mkdir(parents=True, exist_ok=True)
+    pages = []
+    for notebook in sorted(set(notebooks)):
+        page = folder / f"{notebook}.html"
+        page.write_text(_not_graded_page(assignment, notebook, max_score, [*notes, why]))
+        pages.append(str(page))
     return pages
 
 
