@@ -78,9 +78,19 @@ CHANGED_SINCE = (
 )
 
 
+NOTHING_COLLECTED = (
+    "nothing to grade: no submission has been collected yet. Collect them first, "
+    "`minigrad-course collect ASSIGNMENT` from the exchange or `minigrad-course collect "
+    "ASSIGNMENT --from DOWNLOAD --roster ROSTER` from an LMS, then grade."
+)
+
+
 def _plan(course, force: bool, student: str | None, stream) -> list[tuple]:
     """(student, assignment, seed, fingerprint, notes) of each submission to grade now."""
-    submissions = [s for s in course.submitted() if student is None or s[0] == student]
+    collected = course.submitted()
+    if not collected:
+        raise SystemExit(NOTHING_COLLECTED)
+    submissions = [s for s in collected if student is None or s[0] == student]
     if student is not None and not submissions:
         raise SystemExit(f"no collected submission for student '{printable(student)}'")
     with course.gradebook() as gb:
