@@ -12,7 +12,7 @@ ROSTER ?=
 INSTRUCTOR ?=
 HUB_ARGS ?=
 
-.PHONY: install test lint format bench mutation seeds record lab hub html check exercises rules demo clean
+.PHONY: install test lint format bench mutation seeds record lab hub hub-arguments html check exercises rules demo clean
 
 install: $(STAMP)
 
@@ -71,8 +71,13 @@ lab: install
 
 # The class on JupyterHub (as root): an account per student of ROSTER and for INSTRUCTOR,
 # JupyterLab with nbgrader for each (README, For instructors: a class on JupyterHub).
-hub: install
+hub: hub-arguments install
 	$(BIN)/minigrad-course hub -C $(COURSE) --roster $(ROSTER) --instructor $(INSTRUCTOR) $(HUB_ARGS)
+
+hub-arguments:  # before `install`: a forgotten argument is one line, at once
+	$(if $(and $(COURSE),$(ROSTER),$(INSTRUCTOR)),,$(error make hub needs COURSE, ROSTER and \
+	INSTRUCTOR, e.g. make hub COURSE=/srv/courses/autograd ROSTER=roster.csv INSTRUCTOR=teacher \
+	(README: A class on JupyterHub)))
 
 html: install
 	$(BIN)/python tools/notebooks.py html --out site

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import sys
 import time
 from pathlib import Path
@@ -231,7 +232,12 @@ def _deadline_parsers(commands, common) -> None:
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     try:
-        return _run(args)
+        code = _run(args)
+        sys.stdout.flush()  # a closed pipe shows here, not at exit
+        return code
+    except BrokenPipeError:  # `table | head`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # as a shell shows a command that SIGPIPE ended
     except KeyboardInterrupt:
         print("\ninterrupted: what was finished is kept; run the same command again to go on",
               file=sys.stderr)  # fmt: skip
@@ -257,6 +263,12 @@ def _explain(exc: Exception) -> str:
         return (
             f"the gradebook's database cannot be used ({text}). Check --db or the URL in "
             "the course's gradebook_url file, and that the database server is running."
+        )
+    if isinstance(exc, ModuleNotFoundError):  # the plain wheel, without the course extras
+        package = printable((exc.name or text).split(".")[0])
+        return (
+            f"a module it needs is not installed ({package}): the instructor's commands need "
+            "the course extras, `pip install 'minigrad-course[course]'`."
         )
     if isinstance(exc, FileNotFoundError):
         return f"{text}. Check the path."
@@ -313,7 +325,10 @@ def _run(args) -> int:
         return 0
     course = Course.at(args.course, args.db)
     if not course.path("nbgrader_config.py").is_file():
-        raise SystemExit(f"{course.root} is not a course (run `minigrad-course init` first)")
+        raise SystemExit(
+            f"{course.root} is not a course folder (it has no nbgrader_config.py): name "
+            "the course with `-C COURSE`, or make one with `minigrad-course init COURSE`"
+        )
     unknown = [a for a in getattr(args, "assignments", []) if a not in course.assignments()]
     if unknown:
         raise SystemExit(

@@ -19,13 +19,34 @@ def quick(job) -> dict:
 
 
 def kills_the_grade(job) -> dict:
-    """As quick, but the student named in $FAKE_GRADER_KILLS ("pid:student") kills the `grade`
-    process (kill -9), as an instructor's Ctrl-C or a lost session would."""
-    pid, student = os.environ[KILL_ENV].split(":", 1)
+    """As quick, but the student named in $FAKE_GRADER_KILLS ("pid:student:runs") kills the
+    `grade` process (kill -9), as an instructor's Ctrl-C or a lost session would, once the
+    gradebook holds that many runs (the writer stores results on a thread of its own)."""
+    pid, student, runs = os.environ[KILL_ENV].split(":", 2)
     if job.student == student:
+        _wait_for_runs(job, int(runs))
         os.kill(int(pid), signal.SIGKILL)
         os._exit(1)
     return quick(job)
+
+
+def _wait_for_runs(job, runs: int) -> None:
+    import time
+
+    from sqlalchemy import create_engine, func, select
+
+    from coursekit.classroom.course import Course
+    from coursekit.classroom.runs import GradingRun
+
+    engine = create_engine(Course.at(job.course_root).url)
+    try:
+        for _ in range(600):
+            with engine.connect() as connection:
+                if connection.scalar(select(func.count()).select_from(GradingRun)) >= runs:
+                    return
+            time.sleep(0.05)
+    finally:
+        engine.dispose()
 
 
 def which_process(job) -> dict:

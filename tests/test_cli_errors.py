@@ -3,6 +3,7 @@ traceback (issue 17); --debug shows the traceback."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import subprocess
 import sys
@@ -109,3 +110,55 @@ def test_a_failed_init_leaves_nothing_behind(tmp_path):
     out = course_cli("init", tmp_path / "c2", "--solutions", tmp_path / "solutions")
     assert out.returncode != 0 and not (tmp_path / "c2").exists()
     _no_traceback(out)
+
+
+# --- issue 32: messages that say what happened and what to do ----------------------------------
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_grade_before_any_collect_says_to_collect_first(course):
+    out = course_cli("grade", "-C", course)
+    assert out.returncode != 0, out.stdout
+    assert "no submission has been collected yet" in out.stderr
+    assert "minigrad-course collect ASSIGNMENT" in out.stderr
+    assert "graded and unchanged" not in out.stdout + out.stderr
+    _no_traceback(out)
+
+
+def test_outside_a_course_folder_names_the_c_option(tmp_path):
+    out = course_cli("table", cwd=tmp_path)
+    assert out.returncode != 0
+    assert "is not a course folder" in out.stderr and "`-C COURSE`" in out.stderr
+    assert "minigrad-course init COURSE" in out.stderr
+    _no_traceback(out)
+
+
+def test_a_reader_that_stops_early_is_no_error(course):
+    """`table | head`: the pipe closes before the table is written."""
+    process = subprocess.Popen([sys.executable, "-m", "coursekit.cli", "table", "-C", course],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    process.stdout.close()  # before it writes anything: its every write fails
+    _, err = process.communicate(timeout=600)
+    assert err.decode() == "" and process.returncode == 141
+
+
+def test_the_plain_wheel_names_the_course_extra(tmp_path):
+    """Without the course extras (here: traitlets made unimportable), `edition` and every
+    instructor's command say what to install."""
+    script = ("import sys; sys.modules['traitlets'] = None\n"
+              "from coursekit.cli import main; sys.exit(main(sys.argv[1:]))")  # fmt: skip
+    out = subprocess.run([sys.executable, "-c", script, "edition", str(tmp_path / "edition")],
+                         capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert out.returncode == 1
+    assert "(traitlets)" in out.stderr and "pip install 'minigrad-course[course]'" in out.stderr
+    _no_traceback(out)
+
+
+def test_make_hub_without_its_arguments_is_one_line():
+    env = {k: v for k, v in os.environ.items() if k not in ("COURSE", "ROSTER", "INSTRUCTOR")}
+    out = subprocess.run(["make", "--no-print-directory", "hub"], cwd=REPO, env=env,
+                         capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert out.returncode != 0 and out.stdout == ""
+    (line,) = out.stderr.splitlines()
+    assert "make hub needs COURSE, ROSTER and INSTRUCTOR" in line
+    assert "make hub COURSE=/srv/courses/autograd ROSTER=roster.csv INSTRUCTOR=teacher" in line

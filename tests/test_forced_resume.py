@@ -29,7 +29,7 @@ FORCED = """
 import os, sys
 from coursekit.classroom.course import Course
 from coursekit.classroom.grade import grade_class
-os.environ["{env}"] = f"{{os.getpid()}}:ben"
+os.environ["{env}"] = f"{{os.getpid()}}:ben:4"  # once ada's regrade is stored
 grade_class(Course.at(sys.argv[1]), 1, force=True, grader="{killer}")
 """
 

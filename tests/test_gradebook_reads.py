@@ -139,8 +139,6 @@ def test_the_report_names_students_sorts_and_lists_what_needs_attention(tmp_path
     troubled = {(r["student"], r["assignment"]) for r in data["problems"]}
     attention = {(a["student"], a["assignment"]): a["why"] for a in data["attention"]}
     assert troubled and troubled <= set(attention)
-    for assignment, students in data["missing"].items():
-        assert all(attention[(s, assignment)] == "not handed in" for s in students)
     assert "<td>s00003</td><td>Firsts00003 Lasts00003</td>" in page
     assert '<script src="sort.js"></script>' in page and (folder.parent / "sort.js").is_file()
     assert "script-src 'self'" in page  # its own file only, never inline
@@ -154,3 +152,25 @@ def test_a_course_test_cell_is_named_by_its_rule_in_words():
 
     assert _rule_in_words("test_L3") == f"L3: {statement('L3')}"
     assert _rule_in_words("test_add") == ""
+
+
+def test_needs_attention_lists_what_is_missing_only_after_its_due_date(tmp_path):
+    """Issue 32: it listed every student for every assignment just released (21 of 22 rows).
+    a1 is past due (one missing student has an extension beyond today), a2 due in the
+    future, a3 without a due date: only a1's missing, extension aside, need attention."""
+    from coursekit.classroom.deadlines import extend, set_deadline
+
+    course = _class(tmp_path, 40)
+    missing = summarise(course)["missing"]
+    assert len(missing["a1"]) >= 2 and missing["a2"] and missing["a3"]
+    (course.root / "source" / "a1").mkdir(parents=True)  # what `deadline` checks exists
+    (course.root / "source" / "a2").mkdir()
+    set_deadline(course, "a1", "2026-01-05 12:00")
+    set_deadline(course, "a2", "2999-01-01 00:00")
+    extended, *overdue = missing["a1"]
+    extend(course, extended, "a1", 24 * 365 * 1000)
+    attention = summarise(course)["attention"]
+    listed = {(a["student"], a["assignment"]): a["why"] for a in attention}
+    unhanded = {key for key, why in listed.items() if why.startswith("not handed in")}
+    assert unhanded == {(s, "a1") for s in overdue}
+    assert listed[(overdue[0], "a1")] == "not handed in, due 2026-01-05 12:00 UTC"

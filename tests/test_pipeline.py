@@ -10,16 +10,13 @@ from __future__ import annotations
 
 import copy
 import csv
-import glob
 import hashlib
 import os
 import shutil
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import time
 import zipfile
 from pathlib import Path
@@ -30,6 +27,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from rosters import roster_text
 
+from bench.postgres import installed_bin, private_postgres
 from coursekit.classroom.course import Course, use_venv_tools
 from coursekit.classroom.hidden import REMOVED
 from coursekit.cli import main as cli
@@ -646,60 +644,12 @@ def test_a_feedback_page_of_the_real_class_is_under_100_kb(real_class):
 # --- PostgreSQL --------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def postgres_url():
-    bin_dir = _postgres_bin()
-    data = Path(tempfile.mkdtemp(prefix="minigrad-pg-"))
-    as_postgres = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
-    if as_postgres:  # the server refuses to run as root
-        shutil.chown(data, "postgres")
-    port = _free_port()
-    subprocess.run(
-        [*as_postgres, f"{bin_dir}/initdb", "-D", f"{data}/db", "-A", "trust", "-U", "postgres"],
-        check=True,
-        capture_output=True,
-    )
-    subprocess.run(
-        [
-            *as_postgres,
-            f"{bin_dir}/pg_ctl",
-            "-D",
-            f"{data}/db",
-            "-l",
-            f"{data}/log",
-            "-w",
-            "-o",
-            f"-p {port} -k {data} -c listen_addresses=127.0.0.1",
-            "start",
-        ],
-        check=True,
-        capture_output=True,
-    )
-    try:
-        subprocess.run(
-            [
-                f"{bin_dir}/createdb",
-                "-h",
-                "127.0.0.1",
-                "-p",
-                str(port),
-                "-U",
-                "postgres",
-                "gradebook",
-            ],
-            check=True,
-            capture_output=True,
-        )
-        yield f"postgresql://postgres@127.0.0.1:{port}/gradebook"  # the README's form
-    finally:
-        subprocess.run(
-            [*as_postgres, f"{bin_dir}/pg_ctl", "-D", f"{data}/db", "-m", "fast", "stop"],
-            capture_output=True,
-        )
-        shutil.rmtree(data, ignore_errors=True)
+    with private_postgres(_postgres_bin()) as url:
+        yield url
 
 
 def _postgres_bin() -> str:
-    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
-    if not found:
+    if installed_bin() is None:
         if shutil.which("apt-get") is None:
             pytest.skip("PostgreSQL is not installed and apt-get is not available to install it")
         env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
@@ -710,14 +660,7 @@ def _postgres_bin() -> str:
             capture_output=True,
             env=env,
         )
-        found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
-    return str(Path(found[-1]).parent)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    return installed_bin()
 
 
 @pytest.mark.xdist_group("pipeline_postgres")

@@ -11,6 +11,7 @@ a killed one leaves nothing the next one trusts.
 from __future__ import annotations
 
 import fcntl
+import functools
 import os
 import re
 import secrets
@@ -27,7 +28,7 @@ from coursekit.classroom.runs import ensure_table, fingerprint, latest_runs
 from coursekit.classroom.supervisor import Limits, run_jobs
 from coursekit.classroom.template import build_template
 from coursekit.classroom.time_limits import SealedTimes
-from coursekit.classroom.writer import write_result
+from coursekit.classroom.writer import BatchWriter
 
 # The function that makes the verdict for one submission ("module:function", job -> result).
 GRADER = "coursekit.classroom.grade_one:grade_submission"
@@ -79,9 +80,19 @@ CHANGED_SINCE = (
 )
 
 
+NOTHING_COLLECTED = (
+    "nothing to grade: no submission has been collected yet. Collect them first, "
+    "`minigrad-course collect ASSIGNMENT` from the exchange or `minigrad-course collect "
+    "ASSIGNMENT --from DOWNLOAD --roster ROSTER` from an LMS, then grade."
+)
+
+
 def _plan(course, force: bool, student: str | None, stream) -> list[tuple]:
     """(student, assignment, seed, fingerprint, notes) of each submission to grade now."""
-    submissions = [s for s in course.submitted() if student is None or s[0] == student]
+    collected = course.submitted()
+    if not collected:
+        raise SystemExit(NOTHING_COLLECTED)
+    submissions = [s for s in collected if student is None or s[0] == student]
     if student is not None and not submissions:
         raise SystemExit(f"no collected submission for student '{printable(student)}'")
     with course.gradebook() as gb:
@@ -155,20 +166,24 @@ def _grade(course, plan, executor, cell_timeout, stream, sealed) -> list[dict]:
     workers, finished = executor(jobs)
     stream.write(f"grading {len(jobs)} submissions, {workers} at a time\n")
     progress, written = Progress(len(jobs), stream), []
-    with course.gradebook() as gb:
+
+    def stored(job, result):  # called by the writer once the result is committed
+        shutil.rmtree(job.work_dir, ignore_errors=True)
+        written.append(result)
+        score = sum(c["score"] for c in result["cells"])
+        total = sum(c["max_score"] for c in result["cells"])
+        running = min(workers, len(jobs) - progress.done - 1)
+        shown = printable(f"{job.student}/{job.assignment}")
+        progress.step(running, f"{shown} {score:g}/{total:g}")
+
+    with BatchWriter(course) as writer:
         for job, result, problem in finished:
             if result is None:
                 result = blank_result(job, problem)
             result["submitted"] = times[(job.student, job.assignment)]
             result["timestamp"] = result["submitted"]["time"]
-            write_result(gb, course, result, prints[(job.student, job.assignment)])
-            shutil.rmtree(job.work_dir, ignore_errors=True)
-            written.append(result)
-            score = sum(c["score"] for c in result["cells"])
-            total = sum(c["max_score"] for c in result["cells"])
-            running = min(workers, len(jobs) - progress.done - 1)
-            shown = printable(f"{job.student}/{job.assignment}")
-            progress.step(running, f"{shown} {score:g}/{total:g}")
+            writer.put(result, prints[(job.student, job.assignment)],
+                       functools.partial(stored, job, result))  # fmt: skip
     return written
 
 

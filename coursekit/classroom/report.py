@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from jinja2 import Environment
@@ -57,7 +58,7 @@ def summarise(course) -> dict:
         "students": students,
         "assignments": assignments,
         "grades": _grade_rows(book, course),
-        "attention": _needs_attention(book),
+        "attention": _needs_attention(book, _overdue(course, book)),
         "failed_cells": [
             {"assignment": a, "cell": c, "submissions": n, "rule": _rule_in_words(c)}
             for (a, c), n in sorted(cells.items(), key=lambda kv: (-kv[1], kv[0]))
@@ -94,9 +95,9 @@ def _grade_rows(book, course) -> list[dict]:
     return rows
 
 
-def _needs_attention(book) -> list[dict]:
-    """What an instructor should look at: not graded or graded with problems, late, then
-    missing."""
+def _needs_attention(book, overdue: dict[str, dict[str, datetime]]) -> list[dict]:
+    """What an instructor should look at: not graded or graded with problems, late, then not
+    handed in by the due date (a class just given an assignment is not listed)."""
     found = [
         {"student": s, "assignment": a, "why": problems(run)}
         for (s, a), run in sorted(book.runs.items())
@@ -108,11 +109,33 @@ def _needs_attention(book) -> list[dict]:
         if book.is_late(s, a)
     ]
     found += [
-        {"student": s, "assignment": a, "why": "not handed in"}
-        for a in book.assignments
-        for s in book.missing(a)
+        {"student": s, "assignment": a, "why": f"not handed in, due {due:%Y-%m-%d %H:%M} UTC"}
+        for a, students in overdue.items()
+        for s, due in students.items()
     ]
     return found
+
+
+def _overdue(course, book, now: datetime | None = None) -> dict[str, dict[str, datetime]]:
+    """assignment -> {student: due date with their extension} of those who have not handed
+    it in and whose due date has passed (none for an assignment without a due date)."""
+    from nbgrader.api import Assignment
+    from sqlalchemy import select
+
+    from coursekit.classroom.deadlines import extensions
+
+    now = now or datetime.now(timezone.utc).replace(tzinfo=None)  # naive UTC, as nbgrader's
+    with course.gradebook() as gb:
+        due = {
+            name: date for name, date in gb.db.execute(select(Assignment.name, Assignment.duedate))
+        }
+        extra = extensions(gb.db)
+    overdue = {}
+    for a in book.assignments:
+        if due.get(a) is not None:
+            dates = {s: due[a] + timedelta(hours=extra.get((s, a), 0.0)) for s in book.missing(a)}
+            overdue[a] = {s: when for s, when in dates.items() if when < now}
+    return overdue
 
 
 def _rule_in_words(cell: str) -> str:
@@ -241,7 +264,8 @@ img{max-width:100%;height:auto}</style></head><body>
 {% if data.attention %}<table><tr><th>student</th><th>assignment</th><th>why</th></tr>
 {% for a in data.attention %}<tr><td>{{ a.student }}</td><td>{{ a.assignment }}</td>
 <td>{{ a.why }}</td></tr>
-{% endfor %}</table>{% else %}<p>Nothing: every submission is in and graded cleanly.</p>{% endif %}
+{% endfor %}</table>{% else %}<p>Nothing: no problems, nothing late, nothing missing after its
+due date.</p>{% endif %}
 <h2>Grades</h2><p>Click a column to sort; a score links to the student's feedback. Scores are
 after late penalties. - not handed in, * graded with problems, L late (see above).</p>
 <table class="sortable"><thead><tr><th>student</th><th>name</th>

@@ -111,7 +111,12 @@ def _join_indexes() -> list[Index]:
 
 
 def new_run(result: dict, fingerprint: str) -> GradingRun:
-    return GradingRun(
+    return GradingRun(**run_row(result, fingerprint))
+
+
+def run_row(result: dict, fingerprint: str) -> dict:
+    """A run's columns, for an insert of many."""
+    return dict(
         student_id=result["student"],
         assignment_id=result["assignment"],
         seed=result["seed"],
