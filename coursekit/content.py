@@ -15,6 +15,7 @@ Two distributions, each sized to its user, chosen here once:
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -85,5 +86,22 @@ def carry(parts, dest: Path, names: dict[str, str] | None = None) -> dict[str, P
 
 
 def copy_content(dest: Path) -> dict[str, Path]:
-    """`start`: lectures and exercises into dest/lectures and dest/exercises."""
-    return carry(STUDENT, dest, {part: part for part in STUDENT})
+    """`start`: lectures and exercises into dest/lectures and dest/exercises, the exercises
+    laid out for this route (their links and commands as they work in that folder)."""
+    written = carry(STUDENT, dest, {part: part for part in STUDENT})
+    for notebook in sorted(written["exercises"].glob("*/*.ipynb")):
+        lay_out(notebook, "start")
+    return written
+
+
+def lay_out(notebook: Path, route: str) -> None:
+    """Give each markdown cell that states its text for `route` (its metadata's
+    minigrad.routes, written by coursekit/exercises/notebook.py) that text."""
+    data = json.loads(notebook.read_text())
+    changed = False
+    for cell in data.get("cells", []):
+        text = cell.get("metadata", {}).get("minigrad", {}).get("routes", {}).get(route)
+        if cell.get("cell_type") == "markdown" and isinstance(text, str):
+            cell["source"], changed = text, True
+    if changed:
+        notebook.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
