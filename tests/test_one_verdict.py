@@ -281,10 +281,9 @@ def test_students_distribution_windows_agree(
     edition = "students (recorded)" if without_torch else "students (PyTorch)"
     assert agree(grades, validate, check, edition) == []
     # the case: L3 is not contradicted; what cannot be confirmed is named
+    # (the class edition's: its L3 scenarios call backward(), which needs accumulate_grad)
     shown, line = check["only_read_grad"]["cells"]["test_L3"]
-    assert shown in ("5", "?"), line
-    if shown == "?":
-        assert "accumulate_grad()" in line, line
+    assert shown == "?" and "accumulate_grad()" in line, line
 
 
 LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")

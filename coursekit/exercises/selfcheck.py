@@ -1,13 +1,18 @@
-"""`make check [NB=my_assignments/<n>_<name>/<name>.ipynb]`: grade your own notebook, no instructor
-needed (no NB: every assignment fetched into my_assignments/, the copies you submit).
+"""`make check [NB=...] [SEED=N] [VERBOSE=1]` in a clone, `minigrad-course check [--seed N]
+[--verbose] [NOTEBOOK ...]` elsewhere: grade your own notebook, no instructor needed (no
+notebook named: every assignment fetched into my_assignments/, else a `start` folder's).
 
 Runs the notebook top to bottom in a fresh kernel (cells that fail do not stop it), then, in
-the same kernel, runs for each test cell the check its hidden tests run when graded
-(grading.grade: the autograder's scenarios for that rule, fresh values, against PyTorch),
-and prints the same report and verdict a graded student reads, with the points each cell
-would earn: a cell earns its points when its visible asserts and its hidden check pass.
-Without a GPU the CUDA cell is neither passed nor failed: "CUDA: not run here (no GPU), not
-counted", and the total is the CPU points.
+the same kernel, runs for each test cell the check its hidden tests run when graded (the
+autograder's scenarios for that rule, on one seed, against PyTorch) and prints one screen:
+each cell's points, or its verdict as Validate words it (grading.judge): the failing rule,
+the lecture section, the first difference and how many more (--verbose: all of them). A
+cell earns its points when its visible tests and its hidden check pass. A cell whose
+scenarios stop at a function of this notebook not written yet, which the cell does not
+grade (the class edition has no reference for it), is NOT CONFIRMED: its points are counted
+apart, never in the total. Without a GPU the CUDA cell is neither passed nor failed: "CUDA:
+not run here (no GPU), not counted". The last line is the command that checks the same
+values again.
 """
 
 from __future__ import annotations
