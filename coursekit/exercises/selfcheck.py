@@ -115,7 +115,7 @@ def summary(path: Path, cells: list[dict], hidden: dict, verbose=False) -> tuple
     results = hidden["cells"]
     first = next(iter(results.values()), {})
     reference = first.get("reference", "?")
-    lines = [f"{path}: checked against PyTorch {reference}, seed {hidden['seed']}"]
+    lines = [f"{path}: checked against PyTorch {reference} on cpu, seed {hidden['seed']}"]
     earned = possible = unconfirmed = 0.0
     waiting_on: list[str] = []
     complete = True
