@@ -8,7 +8,6 @@ student can read), and summary (one line combining them).
 
 from __future__ import annotations
 
-import json
 import re
 
 import numpy as np
@@ -211,7 +210,9 @@ def describe(x) -> str:
             flags = ", ".join(
                 f"{k}={_text(t.get(k))}" for k in ("requires_grad", "is_leaf", "grad_fn")
             )
-            return f"{_text(t.get('repr'))} ({flags})"
+            shown = t.get("repr")
+            shown = _printed(shown) if isinstance(shown, str) else _text(shown)
+            return f"{shown} ({flags})"  # the tensor as Python prints it, unquoted
         if "ndarray" in x:
             a = x["ndarray"]
             return f"ndarray(dtype={a['dtype']}, shape={a['shape']}, values={_text(a['values'])})"
@@ -240,9 +241,7 @@ def _printed(text: str, limit: int = 300) -> str:
 def _text(x, limit: int = 300) -> str:
     if isinstance(x, dict) and "error" in x:
         return f"reading it raised {x['error']}"
-    text = x if isinstance(x, str) else json.dumps(x)
-    if isinstance(x, str):
-        text = repr(x)
+    text = repr(x)  # as Python prints it: None, True, False (never JSON's null, true, false)
     return text if len(text) <= limit else text[:limit] + " ..."
 
 

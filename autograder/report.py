@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import html
+import json
+import os
+import re
 from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
 
 from autograder.rules import statement
 
@@ -29,8 +34,9 @@ class ScenarioResult:
     def passed(self) -> bool:
         return self.status == "passed"
 
-    def feedback_lines(self) -> list[str]:
-        """What PyTorch did, what the engine did, each rule in one sentence, what to reread."""
+    def feedback_lines(self, rules=True) -> list[str]:
+        """What PyTorch did, what the engine did, then (rules=True) each rule in one sentence
+        and what to reread."""
         lines = [
             f"[{self.id}] {self.status} (rules {', '.join(self.rules)}; weight {self.weight:g})"
         ]
@@ -44,9 +50,10 @@ class ScenarioResult:
         hidden = len(self.differences) - SHOWN_DIFFERENCES
         if hidden > 0:
             lines.append(f"  ... and {hidden} more differences, often following from the first")
-        for rule in self.rules:
-            lines.append(f"  rule {rule}: {statement(rule)}")
-        lines.append(f"  reread: {lecture_section(self.lecture)} ({self.lecture})")
+        if rules:
+            for rule in self.rules:
+                lines.append(f"  rule {rule}: {statement(rule)}")
+            lines.append(f"  reread: {lecture_section(self.lecture)}")
         return lines
 
 
@@ -104,29 +111,14 @@ class Report:
             f"score {self.score:.2f} ({n_ok}/{len(self.results)} scenarios{waits}) {verdict}"
         )
 
-    def explanation(self, rules) -> str:
-        """What a student can act on, in one paragraph: each of `rules` that failed, in words
-        and where the lecture teaches it, then the first difference, PyTorch's next to
-        theirs ("" when nothing failed)."""
-        failures = self.failures
-        if not failures:
-            return ""
-        failed = [rule for rule, row in self.by_rule.items() if rule in rules and row["failed"]]
-        parts = []
-        for rule in failed or list(rules):
-            where = next((f.lecture for f in failures if rule in f.rules), failures[0].lecture)
-            parts.append(f"{rule}: {statement(rule)} Reread {lecture_section(where)}.")
-        first = failures[0]
-        if first.differences:
-            diff = first.differences[0]
-            head = f"{diff['label']}: {diff['field']}" if diff["label"] else diff["field"]
-            parts.append(
-                f"First difference ({first.id}), {head}:\n  PyTorch:     {diff['reference']}"
-                f"\n  your engine: {diff['engine']}"
-            )
-        elif first.note:
-            parts.append(f"{first.id}: {first.note}")
-        return "\n".join(parts)
+    def _failed_rules(self) -> dict[str, str]:
+        """Each rule of a failed scenario, in rule order, with its first such scenario's
+        lecture section."""
+        found: dict[str, str] = {}
+        for failure in self.failures:
+            for rule in failure.rules:
+                found.setdefault(rule, failure.lecture)
+        return dict(sorted(found.items(), key=lambda kv: _rule_order(kv[0])))
 
     def __str__(self) -> str:
         lines = [self.summary()]
@@ -135,7 +127,12 @@ class Report:
         lines.append(f"by rule: {rules}")
         for failure in self.failures:
             lines.append("")
-            lines.extend(failure.feedback_lines())
+            lines.extend(failure.feedback_lines(rules=False))
+        if self.failures:  # each rule once, with the section that teaches it
+            lines.append("")
+            for rule, where in self._failed_rules().items():
+                lines.append(f"rule {rule}: {statement(rule)}")
+                lines.append(f"  reread: {lecture_section(where)}")
         for waiting in self.waiting:
             lines.append("")
             lines.append(f"[{waiting.id}] waiting for {waiting.waiting_for}: {waiting.note}")
@@ -176,7 +173,9 @@ class Report:
             parts.append("</ul>")
             for rule in failure.rules:
                 parts.append(f"<p>rule {rule}: {esc(statement(rule))}</p>")
-            parts.append(f"<p>reread: <code>{esc(failure.lecture)}</code></p></details>")
+            title, href = lecture_link(failure.lecture)
+            shown = f'<a href="{esc(href)}">{esc(title)}</a>' if href else esc(title)
+            parts.append(f"<p>reread: {shown}</p></details>")
         for waiting in self.waiting:
             parts.append(
                 f"<p><code>{esc(waiting.id)}</code> waiting for {esc(waiting.waiting_for)}: "
@@ -189,12 +188,76 @@ class Report:
         return "".join(parts)
 
 
-def lecture_section(reference: str) -> str:
-    """'course/02_leaf_nodes.ipynb#retain-grad' -> 'lecture 02_leaf_nodes, section
-    "retain-grad"', as a student finds it in the course's list of lectures."""
+def lecture_section(reference: str, here: Path | None = None) -> str:
+    """'course/02_leaf_nodes.ipynb#retain-grad' -> 'section "retain_grad()" of lecture
+    02_leaf_nodes (../../course/02_leaf_nodes.ipynb#retain-grad)': the heading the student
+    sees, and the lecture's path from `here` (the notebook's folder, default: the current
+    one) where the lecture is found above it, so that the path works where it is read."""
+    title, href = lecture_link(reference, here)
+    name = reference.partition("#")[0].rsplit("/", 1)[-1].removesuffix(".ipynb")
+    where = f" ({href})" if href else ""
+    return f'section "{title}" of lecture {name}{where}' if title else f"lecture {name}{where}"
+
+
+def lecture_link(reference: str, here: Path | None = None) -> tuple[str, str]:
+    """(the section's heading text, a relative link to it from `here`, "" where the lecture
+    is not in a folder above `here`)."""
     path, _, anchor = reference.partition("#")
-    name = path.rsplit("/", 1)[-1].removesuffix(".ipynb")
-    return f'lecture {name}, section "{anchor}"' if anchor else f"lecture {name}"
+    name = path.rsplit("/", 1)[-1]
+    here = Path.cwd() if here is None else Path(here)
+    found = _lecture_above(here, name)
+    source = found or _installed_lecture(name)
+    title = _heading(str(source), anchor) if source and anchor else ""
+    if found is None:
+        return title or anchor, ""
+    href = os.path.relpath(found, here).replace(os.sep, "/")
+    return title or anchor, f"{href}#{anchor}" if anchor else href
+
+
+# a clone's lectures are in course/, a `minigrad-course start` copy's in lectures/
+LECTURE_FOLDERS = ("course", "lectures")
+
+
+def _lecture_above(here: Path, name: str) -> Path | None:
+    for folder in (here, *here.parents[:3]):
+        for sub in LECTURE_FOLDERS:
+            if (folder / sub / name).is_file():
+                return folder / sub / name
+    return None
+
+
+def _installed_lecture(name: str) -> Path | None:
+    try:
+        from coursekit.content import ContentMissing, folder
+    except ImportError:  # the checker alone, without the course around it
+        return None
+    try:
+        path = folder("lectures") / name
+    except ContentMissing:
+        return None
+    return path if path.is_file() else None
+
+
+_ANCHOR = re.compile(r'<a\s+(?:id|name)="([^"]+)"\s*>\s*</a>\s*\n?\s*#+\s*(.+)')
+
+
+@lru_cache(maxsize=32)
+def _heading(notebook: str, anchor: str) -> str:
+    """The text of the heading under `<a id="anchor"></a>` in a lecture notebook, as it reads
+    (Markdown's code marks and maths dollars removed); "" when there is none."""
+    try:
+        cells = json.loads(Path(notebook).read_text()).get("cells", [])
+    except (OSError, ValueError):
+        return ""
+    for cell in cells:
+        if cell.get("cell_type") != "markdown":
+            continue
+        text = cell.get("source", "")
+        text = "".join(text) if isinstance(text, list) else text
+        for found, heading in _ANCHOR.findall(text):
+            if found == anchor:
+                return heading.strip().replace("`", "").replace("$", "")
+    return ""
 
 
 def _rule_order(rule: str) -> tuple[int, int]:

@@ -152,6 +152,8 @@ def _parser() -> argparse.ArgumentParser:
         "check", help="run your exercise notebook and print what grading would give it"
     )
     check.add_argument("notebooks", type=Path, nargs="*", help="default: exercises/*/ here")
+    check.add_argument("--seed", type=int, help="the values to check on (to regrade)")
+    check.add_argument("--verbose", action="store_true", help="every difference, in full")
     from coursekit import saved
 
     saved.add_parser(commands)
@@ -281,7 +283,9 @@ def _run(args) -> int:
     if args.command == "check":
         from coursekit.exercises.selfcheck import main as selfcheck
 
-        return selfcheck([str(p) for p in args.notebooks])
+        options = ["--seed", str(args.seed)] if args.seed is not None else []
+        options += ["--verbose"] if args.verbose else []
+        return selfcheck([*options, *(str(p) for p in args.notebooks)])
     if args.command == "saved":
         from coursekit import saved
 
@@ -290,7 +294,7 @@ def _run(args) -> int:
         raise SystemExit(
             f"`minigrad-course {args.command}` is an instructor's command, and this is the "
             "student distribution (minigrad-course-student: start and check). An instructor "
-            "installs `pip install minigrad-course[course]` (see README, For instructors)."
+            "installs the instructor's package: `pip install minigrad-course[course]`."
         )
     from coursekit.classroom.course import Course, use_venv_tools
 
@@ -344,10 +348,18 @@ def _start(dest: Path) -> int:
     if dest.exists() and any(dest.iterdir()):
         raise SystemExit(f"{dest} is not empty: name a new folder (minigrad-course start DIR)")
     folders = copy_content(dest)
+    if importlib.util.find_spec("jupyterlab") is not None:
+        how = f"Open it with `jupyter lab {dest}`"
+    else:  # say which extra brings it, in this distribution
+        from minigrad import seams
+
+        extra = "minigrad-course-student" if seams.EDITION == "class" else "minigrad-course"
+        extra += "'s [lab] extra" if seams.EDITION == "class" else "'s [course] extra"
+        how = f"JupyterLab is not installed here ({extra} brings it); open {dest} in a Jupyter"
     print(
         f"the course is in {dest}: lectures in {folders['lectures']}, exercises in "
-        f"{folders['exercises']}.\nOpen it with `jupyter lab {dest}` and start with "
-        f"lectures/00_start_here.ipynb; check an exercise with `minigrad-course check "
+        f"{folders['exercises']}.\n{how} and start with lectures/00_start_here.ipynb; check "
+        f"an exercise with `minigrad-course check "
         f"{folders['exercises']}/leaf_nodes/leaf_nodes.ipynb`."
     )
     return 0

@@ -134,6 +134,32 @@ def build_engine(dest: Path, stubs: dict[str, list[str] | None] | None = None,
     return package
 
 
+# The students' distribution's own README: what a student needs, on this route only.
+STUDENT_README = """# minigrad course (students' distribution)
+
+How PyTorch's autograd really behaves, taught by building the parts of minigrad that decide
+it. This installation holds the lectures, the exercises and `minigrad-course check`; the
+functions you write are stubs here until you write them.
+
+    pip install '.[torch,lab]'        # PyTorch (the lectures' other side) and JupyterLab
+    minigrad-course start my-course   # lectures/ and exercises/ in a new folder
+    jupyter lab my-course             # start with lectures/00_start_here.ipynb
+    minigrad-course check my-course/exercises/leaf_nodes/leaf_nodes.ipynb
+
+Without `[torch]`, `check` compares with PyTorch's recorded observations; without `[lab]`,
+open the folder in any Jupyter you have.
+
+`check` prints, for each test cell, what grading would give it: its points, or NOT PASSED
+with the rule, the lecture section that teaches it and the first difference from PyTorch
+(`--verbose`: every difference; `--seed N`: the same values again). A cell whose scenarios
+need a function of the notebook you have not written yet is NOT CONFIRMED: its points are
+counted apart, and the message names the function to write. Without a GPU the CUDA cell is
+"not run here (no GPU), not counted".
+
+The commands an instructor runs (init, grade, ...) are in the instructor's package,
+`minigrad-course[course]`.
+"""
+
 STUDENT_PROJECT = """[build-system]
 requires = ["setuptools>=61"]
 build-backend = "setuptools.build_meta"
@@ -142,6 +168,7 @@ build-backend = "setuptools.build_meta"
 name = "minigrad-course-student"
 version = "{version}"
 description = "The minigrad course as a class's students get it: no reference answers"
+readme = "README.md"
 requires-python = ">=3.10"
 # minigrad needs NumPy; `check` runs a notebook in a kernel
 dependencies = ["numpy>=1.24", "nbformat", "nbclient", "ipykernel"]
@@ -202,4 +229,5 @@ def write_student_distribution(dest: Path) -> Path:
     version = getattr(minigrad, "__version__", "0")
     project = STUDENT_PROJECT.format(version=version, torch=course_torch_pin())
     (dest / "pyproject.toml").write_text(project)
+    (dest / "README.md").write_text(STUDENT_README)
     return dest

@@ -12,6 +12,7 @@ Each test leaves screenshots in its tmp_path and in test-artifacts/browser/.
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -193,11 +194,24 @@ def test_student_fetches_an_exercise_answers_it_and_validates(page, student_lab,
     assert tests.pop(f"test_{rule}").splitlines()[-1] in text, text
     assert not any(source.splitlines()[-1] in text for source in tests.values()), text
     assert "AssertionError" in text, text
-    # ... and what to do: the rule in words, where to reread it, PyTorch's output next to theirs
-    assert f"{rule}: {statement(rule)}" in text and "Reread lecture 02_leaf_nodes" in text, text
+    # ... and what to do: the rule in words, the section by its heading with the path to it
+    # from the notebook, PyTorch's output next to theirs; short (issue 29: 10,161 characters
+    # for five failures before)
+    section = 'section "Gradients accumulate" of lecture 02_leaf_nodes'
+    link = "../../course/02_leaf_nodes.ipynb#accumulate-and-zero"
+    assert f"{rule}: {statement(rule)}" in text and f"Reread {section} ({link})" in text, text
     assert "First difference" in text and "your engine:" in text, text
+    assert not re.search(r"\b(null|true|false)\b", text), text
+    print(f"Validate dialog, one wrong function: {len(text)} characters")
+    assert len(text) < 2000, len(text)
     dialog.get_by_role("button", name="Ok").click()
     expect(dialog).to_be_hidden()
+    # under the failed cell, the same section as a link that opens the lecture in the lab
+    outputs = page.locator(f"{CURRENT_NOTEBOOK} .jp-OutputArea-output a")
+    outputs.filter(has_text="Gradients accumulate").first.click()  # the lab resolves its href
+    expect(page.get_by_role("tab", name="02_leaf_nodes.ipynb")).to_be_visible()
+    screenshot(page, tmp_path, "exercise_section_link_opened")
+    page.get_by_role("tab", name=f"{EXERCISE}.ipynb").click()
 
     _type_answers(page, answers.values())
     run_all_cells(page)

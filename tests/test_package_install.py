@@ -41,6 +41,9 @@ def fresh_environment(root: Path) -> Path:
         subprocess.check_output([root / "bin" / "python", "-c", purelib], text=True).strip()
     )
     (site / "borrowed-dependencies.pth").write_text(sysconfig.get_path("purelib") + "\n")
+    # its own kernel: the borrowed kernelspec would start this checkout's Python (and minigrad)
+    subprocess.run([root / "bin" / "python", "-m", "ipykernel", "install", "--sys-prefix",
+                    "--name", "python3"], check=True, capture_output=True)  # fmt: skip
     return site
 
 
@@ -96,7 +99,10 @@ def course_command(site: Path, cwd: Path, *args, without_torch: bool = False, py
     env["MINIGRAD_MY_SEAMS"] = str(cwd / "my_seams")
     # the borrowed dependencies' data files (nbconvert's and nbgrader's templates), which a
     # real install puts in the environment's own share/jupyter
-    env["JUPYTER_PATH"] = str(Path(sysconfig.get_path("data"), "share", "jupyter"))
+    borrowed = Path(sysconfig.get_path("data"), "share", "jupyter")
+    env["JUPYTER_PATH"] = os.pathsep.join(
+        [str(site.parents[2] / "share" / "jupyter"), str(borrowed)]
+    )
     if without_torch:  # a `torch` that cannot be imported, as where none is installed
         shim = cwd / "no-torch"
         (shim / "torch").mkdir(parents=True, exist_ok=True)

@@ -26,6 +26,7 @@ from coursekit.sealed.grade import IMPORTABLE
 from minigrad import seams
 
 NBGRADER_SCHEMA = 3
+ROUTES_KEY = "routes"  # a markdown cell's text per route, under its metadata's CHECK_KEY
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
 
@@ -74,6 +75,17 @@ def visible_check(a: Assignment, rule: str, asserts: str) -> str:
     )
 
 
+def visible_gpu_check(asserts: str) -> str:
+    """The CUDA cell's visible part: its asserts where there is a GPU; elsewhere one line, and
+    the cell passes (CPU-only work is never told it failed: its points are not counted
+    there, and grading's hidden CUDA check is never a pass without a GPU)."""
+    body = "\n".join(("    " + line) if line.strip() else "" for line in asserts.splitlines())
+    return (
+        "from coursekit.exercises.grading import gpu_here\n\n"
+        'if gpu_here():  # else it prints "CUDA: not run here (no GPU), not counted"\n' + body
+    )
+
+
 class _Builder:
     """Collects cells with deterministic ids and nbgrader metadata."""
 
@@ -84,8 +96,13 @@ class _Builder:
         self.count += 1
         return f"{prefix}-{self.count:03d}"
 
-    def markdown(self, source: str) -> None:
-        self.cells.append(new_markdown_cell(source, id=self._id("md")))
+    def markdown(self, source: str, routes: dict[str, str] | None = None) -> None:
+        """routes: the cell's text where a route lays the notebook out differently
+        (coursekit.content.lay_out); `source` is the clone's."""
+        cell = new_markdown_cell(source, id=self._id("md"))
+        if routes:
+            cell.metadata[CHECK_KEY] = {ROUTES_KEY: routes}
+        self.cells.append(cell)
 
     def locked(self, source: str) -> None:
         cell_id = self._id("engine")
@@ -135,7 +152,7 @@ def bind_source(a: Assignment) -> str:
 
 def build_notebook(a: Assignment) -> nbformat.NotebookNode:
     nb = _Builder(a.name)
-    nb.markdown(intro_text(a))
+    nb.markdown(intro_text(a), {"start": intro_text(a, "start")})
     nb.locked(colab.CELL)
     nb.locked(setup_source(a))
     answers = graded_functions(seam_source(a.name))
@@ -183,10 +200,7 @@ def build_notebook(a: Assignment) -> nbformat.NotebookNode:
     nb.markdown(heading.source)
     nb.test(
         f"test_cuda_{a.name}",
-        hidden_check(a, a.cuda_rules, "cuda")
-        + "\n\n"
-        + "from coursekit.exercises.grading import require_gpu\n\n"
-        + gpu.source,
+        hidden_check(a, a.cuda_rules, "cuda") + "\n\n" + visible_gpu_check(gpu.source),
         cuda_points(a),
         check_data(a, a.cuda_rules, "cuda"),
     )
@@ -196,20 +210,35 @@ def build_notebook(a: Assignment) -> nbformat.NotebookNode:
     )
 
 
-def intro_text(a: Assignment) -> str:
+def intro_text(a: Assignment, route: str = "clone") -> str:
+    """The notebook's introduction as laid out for `route`: "clone" (the repository, its
+    Assignment List: lectures in course/, `make check`) or "start" (a folder made by the
+    students' distribution's `minigrad-course start`: lectures in lectures/)."""
     functions = ", ".join(f"`{name}`" for name in student_functions(a))
     number = ASSIGNMENTS.index(a) + 1
+    lecture = a.lecture.rsplit("/", 1)[-1]
+    folder = "course" if route == "clone" else "lectures"
+    if route == "clone":
+        check = (
+            "run `make check` from the course's root directory: it checks the copy you fetched "
+            f"and submit, `{a.fetched_copy}`"
+        )
+    else:
+        check = (
+            f"run `minigrad-course check {a.started_copy}` in a terminal, in the folder "
+            "`minigrad-course start` made"
+        )
     return f"""# {number}. {a.title}
 
 {a.intro}
 
-This assignment follows the lecture `{a.lecture}`; reread it when a test fails (each
-failure names the section).
+This assignment follows the lecture [{lecture.removesuffix(".ipynb")}](../../{folder}/{lecture});
+reread it when a test fails (each failure names the section).
 
 **You build a part of minigrad itself.** The functions you write here ({functions}) are
 where minigrad decides these things: the engine calls them, every time. They live in
-[`minigrad/seams/{a.name}.py`](../../minigrad/seams/{a.name}.py); read the engine around
-them there, nothing of it is pasted here. Write each where a cell says `# YOUR CODE HERE`
+`minigrad/seams/{a.name}.py` (`minigrad.seams.{a.name}.__file__` says where); read the engine
+around them there, nothing of it is pasted here. Write each where a cell says `# YOUR CODE HERE`
 (replace the `raise NotImplementedError()`), keep the names and parameters, then run the
 cell that binds them into the engine (`minigrad.seams.use(...)`). A function you have not
 written yet stops only the operations that need it, with a message naming its assignment.
@@ -228,10 +257,8 @@ errors and warnings, word for word.
 your cells where `torch` and every other package do not exist, so an answer that imports one
 of them scores 0 there, whatever it does here, and your feedback says so.
 
-To see the feedback the grader would give, without waiting for it, run `make check` from
-the course's root directory: it checks the copy you fetched and submit,
-`{a.fetched_copy}` (without a GPU it counts your CPU points and says
-"CUDA: not run here (no GPU), not counted")."""
+To see the feedback the grader would give, without waiting for it, {check} (without a GPU
+it counts your CPU points and says "CUDA: not run here (no GPU), not counted")."""
 
 
 def grading_table(a: Assignment) -> str:
@@ -249,8 +276,9 @@ def grading_table(a: Assignment) -> str:
             "",
             f"The last cell runs the same scenarios on a GPU ({cuda_points(a):g} points, rules "
             f"{', '.join(a.cuda_rules)}): your engine's data then lives in CuPy arrays. It "
-            "runs where both PyTorch and your engine see a GPU; on a grader without one it "
-            'scores 0 with "not run: no GPU on the grader" (a skipped check is never a pass).',
+            "runs where both PyTorch and your engine see a GPU. Without one it says "
+            '"CUDA: not run here (no GPU), not counted" and passes Validate; a grader without '
+            "a GPU gives it no points (a skipped check is never a pass).",
         ]
     )
 

@@ -1,31 +1,43 @@
-"""`make check [NB=my_assignments/<n>_<name>/<name>.ipynb]`: grade your own notebook, no instructor
-needed (no NB: every assignment fetched into my_assignments/, the copies you submit).
+"""`make check [NB=...] [SEED=N] [VERBOSE=1]` in a clone, `minigrad-course check [--seed N]
+[--verbose] [NOTEBOOK ...]` elsewhere: grade your own notebook, no instructor needed (no
+notebook named: every assignment fetched into my_assignments/, else a `start` folder's).
 
 Runs the notebook top to bottom in a fresh kernel (cells that fail do not stop it), then, in
-the same kernel, runs for each test cell the check its hidden tests run when graded
-(grading.grade: the autograder's scenarios for that rule, fresh values, against PyTorch),
-and prints the same report and verdict a graded student reads, with the points each cell
-would earn: a cell earns its points when its visible asserts and its hidden check pass.
-Without a GPU the CUDA cell is neither passed nor failed: "CUDA: not run here (no GPU), not
-counted", and the total is the CPU points.
+the same kernel, runs for each test cell the check its hidden tests run when graded (the
+autograder's scenarios for that rule, on one seed, against PyTorch) and prints one screen:
+each cell's points, or its verdict as Validate words it (grading.judge): the failing rule,
+the lecture section, the first difference and how many more (--verbose: all of them). A
+cell earns its points when its visible tests and its hidden check pass. A cell whose
+scenarios stop at a function of this notebook not written yet, which the cell does not
+grade (the class edition has no reference for it), is NOT CONFIRMED: its points are counted
+apart, never in the total. Without a GPU the CUDA cell is neither passed nor failed: "CUDA:
+not run here (no GPU), not counted". The last line is the command that checks the same
+values again.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
+import subprocess
 import sys
 from pathlib import Path
 
 import nbformat
 
-from autograder.report import NOT_RUN_NO_GPU
 from coursekit.exercises.assignments import ASSIGNMENTS, BY_NAME, FETCH_DIR
-from coursekit.exercises.grading import check_seams, report_text, settled, verdict, waiting_note
+from coursekit.exercises.grading import (
+    NOT_RUN_HERE,
+    check_command,
+    check_seams,
+    judge,
+    report_text,
+)
 
 RESULTS_MARK = "@@selfcheck-results@@ "
-NOT_RUN_HERE = "CUDA: not run here (no GPU), not counted"
+SCREEN = 40  # lines: one notebook's check fits a screen; --verbose prints everything
 
 
 def graded_cells(nb) -> list[dict]:
@@ -38,29 +50,32 @@ def graded_cells(nb) -> list[dict]:
     return cells
 
 
-def hidden_checks_in_kernel(namespace: dict, assignment_name: str) -> None:
-    """Kernel side: print each test cell's report and verdict, then one line of results."""
+def hidden_checks_in_kernel(namespace: dict, assignment_name: str, seed=None) -> None:
+    """Kernel side: each test cell's judgement (grading.judge) and full report, on one seed
+    (the first check's when none is given), as one JSON line of results."""
     a = BY_NAME[assignment_name]
     checks = [(f"test_{rule}", [rule], "cpu") for rule in a.rules]
     checks.append((f"test_cuda_{a.name}", list(a.cuda_rules), "cuda"))
     results = {}
     for grade_id, rules, device in checks:
-        report = check_seams(namespace, a.name, rules, device)
-        print(f"\n===== {grade_id}: hidden tests, rule {', '.join(rules)} on {device} =====")
-        print(report_text(report))
-        passed, later = settled(report, a.name)
-        line = verdict(report, rules)
-        if passed and later:  # the class edition, before a later assignment is built
-            line = f"PASSED: rule {', '.join(rules)}; {waiting_note(later)}"
-        print(line)
-        results[grade_id] = {"passed": passed, "verdict": line}
-    print(RESULTS_MARK + json.dumps(results))
+        report = check_seams(namespace, a.name, rules, device, seed=seed)
+        if device == "cpu":
+            seed = report.seed
+        judgement = judge(report, a.name, rules)
+        results[grade_id] = {
+            "status": judgement.status,
+            "verdict": judgement.text,
+            "note": judgement.note,
+            "unwritten": list(judgement.unwritten),
+            "report": report_text(report),
+            "reference": report.reference,
+        }
+    print(RESULTS_MARK + json.dumps({"seed": seed, "cells": results}))
 
 
-def run(path: Path, out=sys.stdout) -> int:
-    # The kernel's messaging logs a socket's late close as a traceback on stderr (tornado's
-    # logger, when the kernel stops): not the student's business, and never about their code.
-    logging.getLogger("tornado").setLevel(logging.CRITICAL)
+def run(path: Path, out=sys.stdout, seed=None, verbose=False) -> int:
+    """Check one notebook; print its verdicts (all of them with verbose). 0: every CPU cell
+    passed; 1: not all did; 2: it could not be checked."""
     from nbclient import NotebookClient
 
     nb = nbformat.read(path, as_version=4)
@@ -70,7 +85,7 @@ def run(path: Path, out=sys.stdout) -> int:
     cells = graded_cells(nb)
     probe = nbformat.v4.new_code_cell(
         "from coursekit.exercises.selfcheck import hidden_checks_in_kernel\n"
-        f"hidden_checks_in_kernel(globals(), {name!r})"
+        f"hidden_checks_in_kernel(globals(), {name!r}, {seed!r})"
     )
     nb.cells.append(probe)
     client = NotebookClient(
@@ -80,7 +95,8 @@ def run(path: Path, out=sys.stdout) -> int:
         allow_errors=True,
         resources={"metadata": {"path": str(path.parent.resolve())}},
     )
-    client.execute()
+    with _quiet_kernel():
+        client.execute(stderr=subprocess.DEVNULL)  # the kernel's own log is not for students
 
     text = "".join(o.get("text", "") for o in probe.outputs if o.output_type == "stream")
     errors = [o for o in probe.outputs if o.output_type == "error"]
@@ -88,39 +104,83 @@ def run(path: Path, out=sys.stdout) -> int:
         detail = errors[0]["evalue"] if errors else text[-2000:]
         print(f"the notebook's engine could not be checked: {detail}", file=out)
         return 2
-    report_text, _, results_line = text.rpartition(RESULTS_MARK)
-    hidden = json.loads(results_line)
-    print(report_text.strip("\n"), file=out)
+    hidden = json.loads(text.rpartition(RESULTS_MARK)[2])
+    lines, complete = summary(path, cells, hidden, verbose)
+    print("\n".join(lines), file=out)
+    return 0 if complete else 1
 
-    print(f"\n===== summary: {path} =====", file=out)
-    earned = possible = 0.0
-    cpu_complete = True
+
+def summary(path: Path, cells: list[dict], hidden: dict, verbose=False) -> tuple[list, bool]:
+    """The lines `check` prints for one notebook, and whether every CPU cell passed."""
+    results = hidden["cells"]
+    first = next(iter(results.values()), {})
+    reference = first.get("reference", "?")
+    lines = [f"{path}: checked against PyTorch {reference} on cpu, seed {hidden['seed']}"]
+    earned = possible = unconfirmed = 0.0
+    waiting_on: list[str] = []
+    complete = True
     for entry in cells:
-        check = hidden.get(entry["grade_id"], {"passed": False, "verdict": "not checked"})
-        points = entry["points"]
-        if check["verdict"] == NOT_RUN_NO_GPU:  # never a pass, never a failure of CPU work
-            print(f"{entry['grade_id']:<28} {NOT_RUN_HERE}", file=out)
+        grade_id, points = entry["grade_id"], entry["points"]
+        result = results.get(grade_id, {"status": "failed", "verdict": "not checked"})
+        status, text = cell_verdict(result, entry["cell"])
+        if status == "not run":  # never a pass, never a failure of CPU work: one quiet line
+            lines.append(f"{grade_id:<24} {NOT_RUN_HERE}")
             continue
-        visible = _visible_error(entry["cell"])
-        ok = visible is None and check["passed"]
-        earned += points if ok else 0
         possible += points
-        cpu_complete &= ok or "cuda" in entry["grade_id"]
-        why = "" if ok else f"  ({'visible tests: ' + visible if visible else check['verdict']})"
-        print(f"{entry['grade_id']:<28} {points if ok else 0:>5g} / {points:<5g}{why}", file=out)
-    print(f"{'total':<28} {earned:>5g} / {possible:<5g}", file=out)
-    return 0 if cpu_complete else 1
+        if status == "passed":
+            earned += points
+            lines.append(f"{grade_id:<24} {points:>4g} / {points:<4g} passed")
+            continue
+        complete = False
+        if status == "not confirmed":
+            unconfirmed += points
+            waiting_on += [n for n in result["unwritten"] if n not in waiting_on]
+            lines.append(f"{grade_id:<24} {'?':>4} / {points:<4g} {text.splitlines()[0]}")
+        else:
+            lines.append(f"{grade_id:<24} {0:>4g} / {points:<4g} {text.splitlines()[0]}")
+        lines += ["    " + line for line in text.splitlines()[1:]]
+        if verbose and result.get("report"):
+            lines += ["    " + line for line in result["report"].splitlines()]
+    total = f"{'total':<24} {earned:>4g} / {possible:<4g}"
+    if unconfirmed:
+        names = " and ".join(f"{n}()" for n in waiting_on)
+        total += f" confirmed; {unconfirmed:g} more not confirmed until you write {names}"
+    lines.append(total)
+    lines.append(f"regrade the same values: {check_command(path, hidden['seed'])}")
+    return lines, complete
+
+
+def cell_verdict(result: dict, cell) -> tuple[str, str]:
+    """A test cell's status and text: its hidden check's (judge), unless that passed and the
+    cell's visible tests did not."""
+    if result["status"] != "passed":
+        return result["status"], result["verdict"]
+    visible = _visible_error(cell)
+    if visible is None:
+        return "passed", result["verdict"]
+    return "failed", f"NOT PASSED: its visible tests: {visible}"
 
 
 def _visible_error(cell) -> str | None:
     for output in cell.get("outputs", []):
         if output.output_type == "error":
-            if output["ename"] == "NotImplementedError":
-                return "NotImplementedError: a function is still to write"
-            return f"{output['ename']}: {output['evalue']}".strip()[:300]
+            return f"{output['ename']}: {output['evalue']}".strip()[:600]
         if output.output_type == "stream" and output.name == "stderr":
             return "wrote to stderr (a graded cell must not)"
     return None
+
+
+@contextlib.contextmanager
+def _quiet_kernel():
+    """The kernel's messaging logs a socket's late close as a traceback (tornado's logger,
+    when the kernel stops): not the student's business, and never about their code."""
+    logger = logging.getLogger("tornado")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 def default_notebooks(root: Path = Path(".")) -> list[Path]:
@@ -140,6 +200,12 @@ def main(argv=None) -> int:
         "notebooks", type=Path, nargs="*",
         help=f"default: every notebook in {FETCH_DIR}/, else in exercises/ (start's copy)",
     )  # fmt: skip
+    parser.add_argument(
+        "--seed", type=int, help="the values to check on (a check prints its seed to regrade)"
+    )
+    parser.add_argument(
+        "--verbose", action="store_true", help="every difference of every failing scenario"
+    )
     args = parser.parse_args(argv)
     notebooks = args.notebooks or default_notebooks()
     if not notebooks:
@@ -154,7 +220,7 @@ def main(argv=None) -> int:
     if missing:
         print(f"no such notebook: {', '.join(missing)}", file=sys.stderr)
         return 2
-    return max(run(path) for path in notebooks)
+    return max(run(path, seed=args.seed, verbose=args.verbose) for path in notebooks)
 
 
 if __name__ == "__main__":

@@ -62,8 +62,10 @@ _ORIGINALS: dict[str, dict[str, object]] = {}  # what each module held before an
 
 class SeamNotBuilt(NotImplementedError):
     """A graded function that this edition leaves to the student, called before it is built.
-    `waiting_for` names the assignment that builds it: the checker (autograder) then reports
-    the scenario as waiting for that assignment rather than as a difference from PyTorch."""
+    `waiting_for` names the assignment that builds it ("leaf_nodes"), or, for a function the
+    student's notebook binds while its answer cell is still as released, that function too
+    ("leaf_nodes.accumulate_grad"): the checker (autograder) then reports the scenario as
+    waiting for it rather than as a difference from PyTorch."""
 
     def __init__(self, message: str, assignment: str):
         super().__init__(message)
@@ -79,6 +81,22 @@ def not_built(assignment: str, name: str) -> SeamNotBuilt:
         "it stop here.",
         assignment,
     )
+
+
+def not_written(assignment: str, name: str) -> SeamNotBuilt:
+    """What a bound answer cell still as released raises (instead of its bare
+    NotImplementedError): it names the function, so every verdict that stops there does."""
+    return SeamNotBuilt(
+        f"{name}() is not written yet: its answer cell in the {assignment} notebook still "
+        "raises NotImplementedError",
+        f"{assignment}.{name}",
+    )
+
+
+def waiting_parts(waiting_for: str) -> tuple[str, str]:
+    """(assignment, function) of a SeamNotBuilt's `waiting_for` (function "" when unnamed)."""
+    assignment, _, name = waiting_for.partition(".")
+    return assignment, name
 
 
 def module(assignment: str) -> ModuleType:
@@ -127,7 +145,7 @@ def use(assignment: str, namespace: dict, names=None) -> list[str]:
                 f"yours takes ({', '.join(_parameters(given))})"
             )
     for name in names:
-        setattr(seam, name, namespace[name])
+        setattr(seam, name, _named_if_unwritten(assignment, name, namespace[name]))
     if EDITION == "class" and binding_all:
         _save(assignment, {name: namespace[name] for name in names})
     return names
@@ -294,6 +312,23 @@ def reset(assignment: str | None = None) -> None:
     for name in [assignment] if assignment else list(_ORIGINALS):
         for attr, fn in _ORIGINALS.pop(name, {}).items():
             setattr(module(name), attr, fn)
+
+
+def _named_if_unwritten(assignment: str, name: str, fn):
+    """`fn`, or, when its source is an answer cell as released, a stand-in that raises
+    not_written(...) (a bare NotImplementedError would leave the student guessing which)."""
+    try:
+        written = _written(inspect.getsource(fn))
+    except (OSError, TypeError):  # no source kept: bind it as it is
+        written = True
+    if written:
+        return fn
+
+    def unwritten(*args, **kwargs):
+        raise not_written(assignment, name)
+
+    unwritten.__signature__ = inspect.signature(fn)
+    return unwritten
 
 
 def _written(source: str) -> bool:

@@ -8,7 +8,7 @@ function NAME of minigrad/seams/detach_numpy.py (signature, docstring, solution 
 # %% [markdown]
 # ## Your part: the bridge to NumPy
 #
-# Four functions of [`minigrad/seams/detach_numpy.py`](../../minigrad/seams/detach_numpy.py)
+# Four functions of `minigrad/seams/detach_numpy.py`
 # decide where a graph is cut and when memory is shared. A tensor holds its array in
 # `tensor._data`, its device in `tensor._device`, its dtype in `tensor._dtype`, and counts its
 # in-place changes on `tensor._version_counter` (an object with a `value`), which aliases of
@@ -94,7 +94,6 @@ assert np.shares_memory(t.numpy(), array)
 # A GPU tensor's memory is not NumPy's: `numpy()` refuses it and says how to copy it first.
 
 # %% [cuda]
-require_gpu()
 x = tensor([1.0, 2.0], device="cuda", requires_grad=True)
 d = x.detach()
 assert d.device == x.device and not d.requires_grad

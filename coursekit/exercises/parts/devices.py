@@ -9,7 +9,7 @@ function NAME of minigrad/seams/devices.py (signature, docstring, solution marke
 # ## Your part: `.to()`
 #
 # `t.to(...)`, `t.cuda()`, `t.cpu()`, `t.float()`, `t.double()` and `model.to(...)` all end
-# in one function of [`minigrad/seams/devices.py`](../../minigrad/seams/devices.py), once
+# in one function of `minigrad/seams/devices.py`, once
 # the arguments are read into a device (`tensor._device`'s kind), a dtype (`tensor._dtype`'s
 # kind) and a `copy` flag: **`to(tensor, device, dtype, copy)`**. Nothing to change means
 # no copy at all: the very same tensor comes back.
@@ -54,7 +54,6 @@ assert x.grad.dtype is float32 and x.grad.tolist() == [3.0, 3.0]
 # comes back to the CPU leaf.
 
 # %% [cuda]
-require_gpu()
 x = tensor([1.0, 2.0], requires_grad=True)
 y = x.cuda()
 assert y.device == device("cuda:0") and not y.is_leaf

@@ -13,7 +13,7 @@ function NAME of minigrad/seams/inplace_versions.py (signature, docstring, solut
 # object with one integer, `.value`; `tensor._version` reads it). Tensors on the same memory
 # (a view, a detached alias) must share one counter, and every in-place write counts once.
 # The engine calls your functions of
-# [`minigrad/seams/inplace_versions.py`](../../minigrad/seams/inplace_versions.py) for both.
+# `minigrad/seams/inplace_versions.py` for both.
 
 # %% [seam] share_version
 
@@ -96,7 +96,6 @@ assert a.tolist() == [2.0, 3.0] and a.is_leaf
 # Version counters do not care where the memory is.
 
 # %% [cuda]
-require_gpu()
 x = tensor([1.0, 2.0], device="cuda", requires_grad=True) * 1
 y = x.exp()
 y.add_(1)

@@ -9,7 +9,7 @@ function NAME of minigrad/seams/leaf_nodes.py (signature, docstring, solution ma
 # ## Your part: who keeps a gradient
 #
 # minigrad calls four functions whenever a gradient is read, set or delivered: they are in
-# [`minigrad/seams/leaf_nodes.py`](../../minigrad/seams/leaf_nodes.py), and here you write
+# `minigrad/seams/leaf_nodes.py`, and here you write
 # them. A tensor's raw gradient slot is `tensor._grad`; `tensor.grad_fn` is None for a leaf;
 # `tensor._retains_grad` says whether `retain_grad()` was called on it.
 #
@@ -145,7 +145,6 @@ for value, error in [("0.5", TypeError), (x, RuntimeError), (tensor([1, 2]), Run
 # arrays are then CuPy's, and nothing in your functions changes.
 
 # %% [cuda]
-require_gpu()
 x = tensor([1.0, 2.0], device="cuda", requires_grad=True)
 (x * x).sum().backward()
 assert x.grad.device == device("cuda:0") and x.grad.tolist() == [2.0, 4.0]

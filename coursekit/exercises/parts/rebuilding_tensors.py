@@ -11,7 +11,7 @@ function NAME of minigrad/seams/rebuilding_tensors.py (signature, docstring, sol
 #
 # `torch.tensor([a, b])` of tensors that require grad is the classic way to cut a graph
 # without noticing: the factory reads *numbers* out of its data and makes a new leaf. The
-# functions of [`minigrad/seams/rebuilding_tensors.py`](../../minigrad/seams/rebuilding_tensors.py)
+# functions of `minigrad/seams/rebuilding_tensors.py`
 # that you write here are where minigrad does it. `finish(array, device, dtype,
 # requires_grad)` makes the leaf; `infer_dtype(data)` and `check_ragged(data)` read nested
 # lists as PyTorch does.
@@ -100,7 +100,6 @@ assert p.grad.tolist() == [2.0, 1.0]
 # The same functions, with CuPy arrays.
 
 # %% [cuda]
-require_gpu()
 x = tensor([1.0, 2.0], device="cuda", requires_grad=True)
 s = minigrad.stack([x[0], x[1] * 2])
 s.sum().backward()
