@@ -183,6 +183,19 @@ def test_the_first_seen_time_survives_a_chmod_but_not_a_change_of_content(course
     assert "changed after collect first saw it" in said_about(listed, entry)
 
 
+def test_a_seen_entry_grown_past_the_limits_is_left_out_and_the_copy_kept(course, capsys):
+    course, student = course
+    entry = hand_in(course, student, _utc_now(), owner=student)
+    run("collect", "-C", course, "--max-files", "5")
+    first = recorded(course, student)
+    for n in range(10):
+        (entry / f"extra{n}.txt").write_text("x")
+    run("collect", "-C", course, "--max-files", "5")
+    listed = json.loads((course / ".pipeline" / "collect-problems.json").read_text())["toy"]
+    assert "more than 5 files" in said_about(listed, entry)
+    assert recorded(course, student) == first
+
+
 def test_an_entry_placed_by_the_instructor_keeps_its_names_time(course, capsys):
     course, _ = course
     when = _utc_now() - timedelta(days=3)

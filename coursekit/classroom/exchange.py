@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import pwd
 import shutil
@@ -214,8 +215,8 @@ class VettedCollect(ExchangeCollect):
         if os.lstat(entry).st_uid in self.instructors:
             return record["timestamp"]
         seen = self.seen.get(record["filename"])
-        if seen is None or _changed_at(entry) > seen["changed"]:
-            return None
+        if seen is None or _changed_at(entry, self.limits.max_files) > seen["changed"]:
+            return None  # copied again: over the limits now, the copy says so
         return self._kept(record, entry, _utc(seen["time"]))
 
     def _seen_time(self, record: dict, entry: Path, staged: Path) -> datetime:
@@ -261,11 +262,15 @@ class VettedCollect(ExchangeCollect):
         return existing is None or time > existing
 
 
-def _changed_at(entry: Path) -> float:
+def _changed_at(entry: Path, most: int | None = None) -> float:
     """The newest ctime in the entry (its folders and files, never through a symlink): the
-    last time anything in it changed, which no student can set back."""
-    newest = os.lstat(entry).st_ctime
+    last time anything in it changed, which no student can set back. Past `most` names,
+    infinity (an entry grown past the limits is looked at again, not walked to its end)."""
+    newest, count = os.lstat(entry).st_ctime, 0
     for folder, dirs, files in os.walk(entry):
+        count += len(dirs) + len(files)
+        if most is not None and count > most:
+            return math.inf
         for name in dirs + files:
             newest = max(newest, os.lstat(os.path.join(folder, name)).st_ctime)
     return newest
