@@ -26,7 +26,7 @@ from autograder.compare import compare_scenario
 from autograder.observe import observe
 from autograder.report import NOT_RUN_NO_GPU, Report, ScenarioResult
 from autograder.scenarios import REGISTRY, load_catalogue
-from coursekit.exercises.grading import settled, verdict, waiting_note
+from coursekit.exercises.grading import judge, verdict, waiting_note
 from coursekit.sealed.contract import Contract, TestCell
 from coursekit.sealed.sandbox import (
     Limits,
@@ -193,12 +193,12 @@ def _grade_device(tests, program: Program, device: str, seed: int, limits, resul
                     scenario_results.append(_scenario_result(sid, diffs, note))
         report = Report(ENGINE_LABEL, device, seed, _torch_version(), scenario_results,
                         notes=cell_notes + notes)  # fmt: skip
-        # as Validate has it (settled), and never for scenarios that all wait: points for nothing
+        rules = sorted({r for c in test.checks for r in (c.rules or ())})
+        # as Validate judges it, and never for scenarios that all wait: points for nothing
         passed = (
             any(r.passed for r in scenario_results)
-            and settled(report, test.checks[0].seams or "")[0]
+            and judge(report, test.checks[0].seams or "", rules).passed
         )
-        rules = sorted({r for c in test.checks for r in (c.rules or ())})
         result.cells[test.grade_id] = CellScore(
             grade_id=test.grade_id,
             points=test.points if passed else 0.0,
