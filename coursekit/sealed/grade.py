@@ -145,9 +145,9 @@ def grade_notebook(
 
 def _grade_device(tests, program: Program, device: str, seed: int, limits, result) -> None:
     """One group per set of bound functions: a cell's verdict depends only on the student's
-    functions of its rules (the group's staged engine has stubs for exactly those, and the
-    reference, as bytecode, for the rest), and no group holds the reference of what it
-    grades (each isolated from the others: _sealed_runs)."""
+    functions of its rules (the group's staged engine has stubs for those and for every
+    later assignment, and the reference, as bytecode, for the rest), and no group holds the
+    reference of what it grades (each isolated from the others: _sealed_runs)."""
     load_catalogue()
     groups: dict[tuple, set[str]] = {}
     for test in tests:
