@@ -107,8 +107,8 @@ def check_rule(namespace: dict, assignment: str, rules, device: str = "cpu") -> 
 def settled(report, assignment: str) -> tuple[bool, list]:
     """Whether the student's functions of `assignment` passed, and the scenarios that wait
     for another assignment's functions: in the class edition, before that one is built, a
-    scenario that matched PyTorch up to its stub is neither passed nor failed (grading runs
-    it with the course's own functions there); every other scenario must pass."""
+    scenario that matched PyTorch up to its stub is neither passed nor failed (as in grading,
+    which stubs the later assignments too); every other scenario must pass."""
     later = [r for r in report.waiting if r.waiting_for != assignment]
     passed = sum(r.passed for r in report.results)
     return report.passed or bool(later) and len(later) == len(report.results) - passed, later
@@ -120,7 +120,7 @@ def waiting_note(waiting) -> str:
     named = ", ".join(f"assignment {seams.ASSIGNMENTS.index(p) + 1} ({p})" for p in parts)
     return (
         f"{len(waiting)} scenario(s) also need {named}, not built yet: they run once it is, "
-        "and grading runs them with the course's own functions there."
+        "and grading counts them as here: matching PyTorch up to where they stop."
     )
 
 
