@@ -304,7 +304,8 @@ def _feedback(report: Report, rules, passed: bool) -> str:
         return str(report)
     if report.passed:
         return report.summary()
-    return f"{_passed_verdict(report, rules)}\n{waiting_note(report.waiting)}"
+    first = f"{_passed_verdict(report, rules)}; {report.device}, seed {report.seed}"
+    return f"{first}\n{waiting_note(report.waiting)}"
 
 
 def _passed_verdict(report: Report, rules) -> str:
