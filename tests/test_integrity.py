@@ -1214,3 +1214,32 @@ def test_16_one_huge_cell_is_cut_for_display_and_holds_up_no_other_page(tmp_path
     assert "this cell cut here for display: 999,002 more lines" in huge
     assert len(huge) < 1_000_000  # the first 1,000 lines
     assert "cut here" not in good and '<span class="nf">add</span>' in good
+
+
+def test_17_the_report_shows_a_submissions_notes_within_its_budget():
+    """A stored run with thousands of long notes (a regrade, another tool's run): the
+    report lists the first few, each cut, and says how many more there were."""
+    from coursekit.classroom.report import NOTE_CHARS, NOTES_PER_SUBMISSION, _shown
+
+    shown = _shown([f"note {i}: " + "n" * 100_000 for i in range(5_000)])
+    assert len(shown) == NOTES_PER_SUBMISSION + 1 and shown[-1] == "... and 4990 more notes"
+    assert all(len(note) <= NOTE_CHARS + 4 for note in shown) and shown[0].startswith("note 0")
+
+
+@pytest.mark.parametrize("name", ASSIGNMENTS)
+def test_where_the_course_order_stops_a_scenario_does_not_depend_on_the_seed(name, monkeypatch):
+    """A sealed run works out once, on one seed, where the course's own functions stop at a
+    later assignment's stub; a student's run on another seed is held to that."""
+    from coursekit.sealed import grade as sealed_grade
+
+    contract = sealed.Contract.from_notebook(REPO / "solutions" / name / f"{name}.ipynb")
+    ids = tuple(sorted({sid for t in contract.tests if t.device == "cpu" for c in t.checks
+                        for sid in c.scenario_ids()}))  # fmt: skip
+    seen = []
+    for seed in (sealed_grade.COURSE_ORDER_SEED, 1, SEED):
+        monkeypatch.setattr(sealed_grade, "COURSE_ORDER_SEED", seed)
+        sealed_grade.course_order_waits.cache_clear()
+        seen.append(sealed_grade.course_order_waits(name, ids, "cpu"))
+    sealed_grade.course_order_waits.cache_clear()
+    assert seen[0] == seen[1] == seen[2]
+    assert seen[0] or name != "leaf_nodes"  # the first assignment's checks reach 3 and 5

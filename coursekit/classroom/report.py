@@ -19,6 +19,22 @@ from coursekit.classroom.safe_html import policy_meta
 from coursekit.classroom.table import class_scores
 
 TOP_MESSAGES = 12
+# the report's size budget: what a submission's run says is cut to this, so one submission's
+# notes (a stored run of any size) never make the page large or slow
+NOTE_CHARS = 500
+NOTES_PER_SUBMISSION = 10
+
+
+def _shown(notes: list) -> list[str]:
+    """The first notes, each cut to NOTE_CHARS, and how many more there were."""
+    shown = [_cut(str(n)) for n in notes[:NOTES_PER_SUBMISSION]]
+    if len(notes) > NOTES_PER_SUBMISSION:
+        shown.append(f"... and {len(notes) - NOTES_PER_SUBMISSION} more notes")
+    return shown
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= NOTE_CHARS else text[:NOTE_CHARS] + " ..."
 
 
 def summarise(course) -> dict:
@@ -37,14 +53,14 @@ def summarise(course) -> dict:
             passes[scenario["id"]] += scenario["passed"]
         for cell in result["cells"]:
             if cell["status"] != "passed" and cell["message"]:
-                messages[cell["message"]] += 1
+                messages[_cut(str(cell["message"]))] += 1
         if run.status != "graded":
             problems.append(
                 {
                     "student": student,
                     "assignment": assignment,
                     "status": run.status,
-                    "notes": result["notes"],
+                    "notes": _shown(result["notes"]),
                 }
             )
     cells = Counter()  # (assignment, test cell) -> submissions that failed it

@@ -118,8 +118,7 @@ def judge(report, assignment: str, rules) -> Judgement:
     """Passed, failed, not confirmed or not run, from a Report of the cell's scenarios.
 
     A scenario waiting for a later assignment (the class edition before it is built) matched
-    PyTorch up to there: grading runs it with the course's own functions, so it counts as
-    passed. One waiting for a function of this assignment counts against the cell when the
+    PyTorch up to there: grading stubs the later assignments too and counts it the same way. One waiting for a function of this assignment counts against the cell when the
     cell grades that function (the student's answer is missing), and leaves the cell not
     confirmed otherwise."""
     rules = list(rules)
@@ -271,7 +270,7 @@ def waiting_note(waiting) -> str:
     named = ", ".join(f"assignment {seams.ASSIGNMENTS.index(p) + 1} ({p})" for p in parts)
     return (
         f"{len(waiting)} scenario(s) also need {named}, not built yet: they run once it is, "
-        "and grading runs them with the course's own functions there."
+        "and grading counts them as here: matching PyTorch up to where they stop."
     )
 
 

@@ -14,10 +14,10 @@ unpickled; a malformed or missing observation is a difference, never a pass.
 from __future__ import annotations
 
 import builtins
+import importlib.util
 import json
 import re
 import secrets
-import sys
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -145,9 +145,9 @@ def grade_notebook(
 
 def _grade_device(tests, program: Program, device: str, seed: int, limits, result) -> None:
     """One group per set of bound functions: a cell's verdict depends only on the student's
-    functions of its rules (the group's staged engine has stubs for exactly those, and the
-    reference, as bytecode, for the rest), and no group holds the reference of what it
-    grades (each isolated from the others: _sealed_runs)."""
+    functions of its rules (the group's staged engine has stubs for those and for every
+    later assignment, and the reference, as bytecode, for the rest), and no group holds the
+    reference of what it grades (each isolated from the others: _sealed_runs)."""
     load_catalogue()
     groups: dict[tuple, set[str]] = {}
     for test in tests:
@@ -304,7 +304,8 @@ def _feedback(report: Report, rules, passed: bool) -> str:
         return str(report)
     if report.passed:
         return report.summary()
-    return f"{_passed_verdict(report, rules)}\n{waiting_note(report.waiting)}"
+    first = f"{_passed_verdict(report, rules)}; {report.device}, seed {report.seed}"
+    return f"{first}\n{waiting_note(report.waiting)}"
 
 
 def _passed_verdict(report: Report, rules) -> str:
@@ -391,11 +392,20 @@ def _error_text(report: dict) -> str:
         return f"raised an exception of a class of its own ({RUN_IT_TO_READ})"
     if kind == "ModuleNotFoundError":
         named = _MISSING_MODULE.fullmatch(str(error.get("message", "")))
-        known = named and named[1].split(".")[0] in sys.modules
+        known = named and _installed_here(named[1].split(".")[0])
         return (
             "raised ModuleNotFoundError" + (f": {named[0]}" if known else "") + (f" ({IMPORTABLE})")
         )
     return f"raised {kind} ({RUN_IT_TO_READ})"
+
+
+def _installed_here(name: str) -> bool:
+    """Whether the grading machine has a top-level module of that name (torch, IPython...):
+    only such a name is repeated, so a made-up one carries nothing out."""
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def _differences(reference: dict, engine, device: str) -> list[dict]:
