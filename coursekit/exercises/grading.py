@@ -118,9 +118,10 @@ def judge(report, assignment: str, rules) -> Judgement:
     """Passed, failed, not confirmed or not run, from a Report of the cell's scenarios.
 
     A scenario waiting for a later assignment (the class edition before it is built) matched
-    PyTorch up to there: grading stubs the later assignments too and counts it the same way. One waiting for a function of this assignment counts against the cell when the
-    cell grades that function (the student's answer is missing), and leaves the cell not
-    confirmed otherwise."""
+    PyTorch up to there: grading stubs the later assignments too and counts it the same way.
+    One waiting for a function of this assignment counts against the cell when the cell
+    grades that function (the student's answer is missing), and leaves the cell not confirmed
+    otherwise."""
     rules = list(rules)
     points = sum(r.weight for r in report.results)
     if report.results and all(r.status == "not run" for r in report.results):
