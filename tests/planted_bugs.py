@@ -654,4 +654,45 @@ BUGS = {
         "stack([x], 2.5) is refused for its range (IndexError) where PyTorch's parser refuses"
         " the float first (TypeError: argument 'dim' must be int, not float).",
     ),
+    "detach_in_place_keeps_a_leaf_requiring_grad": Bug(
+        "D2",
+        "seams/detach_numpy.py",
+        "    tensor._grad_fn = None\n    tensor._requires_grad = False\n",
+        "    tensor._grad_fn = None\n",
+        "detach_() drops the history but leaves a leaf's requires_grad on.",
+    ),
+    "from_numpy_takes_anything": Bug(
+        "D3",
+        "seams/detach_numpy.py",
+        "    if not isinstance(array, np.ndarray):\n"
+        '        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")\n',
+        "",
+        "from_numpy of a list fails on the list's missing strides (AttributeError) instead of"
+        " PyTorch's TypeError.",
+    ),
+    "from_numpy_refuses_zero_strides": Bug(
+        "D3",
+        "seams/detach_numpy.py",
+        "    if any(s < 0 for s in array.strides):\n",
+        "    if any(s <= 0 for s in array.strides):\n",
+        "from_numpy refuses zero strides too, where PyTorch refuses only negative ones.",
+    ),
+    "cat_backward_drops_none_slots": Bug(
+        "R2",
+        "seams/rebuilding_tensors.py",
+        "            out.append(grad[lead + (slice(start, start + n),)].astype(dt, copy=False))\n"
+        "        else:\n"
+        "            out.append(None)\n",
+        "            out.append(grad[lead + (slice(start, start + n),)].astype(dt, copy=False))\n",
+        "cat's backward leaves out the slot of an input that needs no gradient: the next"
+        " inputs' gradients shift by one.",
+    ),
+    "in_place_refused_for_a_leaf_without_grad": Bug(
+        "I3",
+        "seams/inplace_versions.py",
+        "    if tensor.requires_grad and tensor.grad_fn is None:\n",
+        "    if tensor.requires_grad or tensor.grad_fn is None:\n",
+        "In-place into a leaf that needs no grad (or a view of one) is refused as if it"
+        " required grad.",
+    ),
 }

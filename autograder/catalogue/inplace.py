@@ -723,3 +723,36 @@ def slice_of_parameter_shares_clone_does_not(T, record, rng):
     )
     record.tensor("v2 after copy.data.copy_", v2)
     record.tensor("copy after copy.data.copy_", copy)
+
+
+@scenario(
+    id="inplace.in_place_into_a_leaf_that_needs_no_grad",
+    rules=["I3", "I4"],
+    topic="inplace",
+    lecture=f"{LECTURE}#in-place-on-a-leaf",
+)
+def in_place_into_a_leaf_that_needs_no_grad(T, record, rng):
+    # Only a leaf that requires grad (or a view of one that requires grad) is refused: a leaf
+    # that needs none, or a view of it, may take in place a value that requires grad, and
+    # becomes part of the graph (the view's base gets CopySlices).
+    dev = record.device
+    n = int(rng.integers(3, 6))
+    k = int(rng.integers(1, n))
+    w = T.tensor(floats(rng, (n,), -2, 2), requires_grad=True, device=dev)
+    a = T.tensor(floats(rng, (n,), -2, 2), device=dev)
+    record.call("a.mul_(w) (a needs no grad)", lambda: a.mul_(w))
+    record.tensor("a after a.mul_(w)", a)
+    b = T.tensor(floats(rng, (n,), -2, 2), device=dev)
+    record.call("b[:k].mul_(w[:k]) (a view of a leaf that needs no grad)",
+                lambda: b[:k].mul_(w[:k]))  # fmt: skip
+    record.tensor("b after b[:k].mul_(w[:k])", b)
+    c = T.tensor(floats(rng, (n,), -2, 2), device=dev)
+    record.call("c[k:] = w[k:]", lambda: setitem(c, slice(k, None), w[k:]))
+    record.tensor("c after c[k:] = w[k:]", c)
+    v = T.tensor(floats(rng, (n,), -2, 2), device=dev)
+    record.call("backward through a, b and c",
+                lambda: ((a + b + c) * v).sum().backward())  # fmt: skip
+    record.grad("w.grad", w)
+    leaf = T.tensor(floats(rng, (n,), -2, 2), requires_grad=True, device=dev)
+    record.call("leaf[:k].mul_(w[:k]) (a view of a leaf that requires grad)",
+                lambda: leaf[:k].mul_(w[:k]))  # fmt: skip

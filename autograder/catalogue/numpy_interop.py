@@ -287,3 +287,43 @@ def from_numpy_then_float_then_requires_grad(T, record, rng):
     k = scalar(rng)
     record.call("(z * k).backward(go)", lambda: (z * k).backward(go))
     record.grad("z.grad", z)
+
+
+@scenario(id="numpy.detach_in_place_of_a_leaf", rules=["D2"], topic="numpy",
+          lecture=f"{LECTURE}#detach")  # fmt: skip
+def detach_in_place_of_a_leaf(T, record, rng):
+    # A leaf that requires grad, detached in place, stops requiring it: detach_() clears the
+    # flag itself, not only the history (a non-leaf has no flag of its own to clear).
+    x = T.tensor(floats(rng, (int(rng.integers(2, 5)),)), requires_grad=True, device=record.device)
+    ret = record.call("x.detach_() (a leaf that requires grad)", lambda: x.detach_())
+    record.same("x.detach_() returns x", ret, x)
+    record.value("x.requires_grad after detach_()", x.requires_grad)
+    record.value("x.is_leaf after detach_()", x.is_leaf)
+    record.call("x * s (computed from the detached leaf)", lambda: x * scalar(rng))
+    record.call("x.mul_(s) (in place: no longer refused)", lambda: x.mul_(scalar(rng)))
+
+
+@scenario(id="numpy.from_numpy_takes_arrays_only", rules=["D3"], topic="numpy",
+          lecture=f"{LECTURE}#shared-memory", devices=CPU)  # fmt: skip
+def from_numpy_takes_arrays_only(T, record, rng):
+    # from_numpy refuses anything that is not an ndarray (PyTorch's TypeError), and of the
+    # arrays only those with a negative stride: a zero stride (a row shown several times) or
+    # an empty array's zero strides are taken, memory shared.
+    n = int(rng.integers(2, 5))
+    values = floats(rng, (n,))
+    others = {
+        "a list": values,
+        "a tuple": tuple(values),
+        "a float": values[0],
+        "None": None,
+        "a tensor": T.tensor(values),
+    }
+    for label, obj in others.items():
+        record.call(f"from_numpy({label})", lambda obj=obj: T.from_numpy(obj))
+    row = _array(rng)
+    rows = np.lib.stride_tricks.as_strided(row, (n, row.size), (0, row.strides[0]))
+    t = record.call("from_numpy(a row repeated by a zero stride)", lambda: T.from_numpy(rows))
+    row[int(rng.integers(0, row.size))] = scalar(rng, 5, 9)
+    record.tensor("that tensor after a write into the row", t)
+    record.call("from_numpy(np.empty((n, 0))) (zero strides)",
+                lambda: T.from_numpy(np.empty((n, 0))).shape)  # fmt: skip

@@ -397,3 +397,36 @@ def module_refuses_plain_tensor_as_parameter(T, record, rng):
     params = list(model.parameters())
     record.value("len(list(model.parameters()))", len(params))
     record.same("the parameter is model.w", params[-1], model.w)
+
+
+@scenario(
+    id="rebuild.cat_and_stack_of_inputs_that_need_no_grad",
+    rules=["R2"],
+    topic="rebuild",
+    lecture=f"{LECTURE}#stack-and-cat",
+)
+def cat_and_stack_of_inputs_that_need_no_grad(T, record, rng):
+    # An input that needs no gradient keeps its place among cat's and stack's inputs: the
+    # gradient of each one that does is its own part of the output's, wherever it stands.
+    dev = record.device
+    k = int(rng.integers(2, 4))
+    plain = T.tensor(floats(rng, (2, k), -2, 2), device=dev)
+    a = T.tensor(floats(rng, (1, k), -2, 2), requires_grad=True, device=dev)
+    b = T.tensor(floats(rng, (3, k), -2, 2), requires_grad=True, device=dev)
+    orders = {
+        "T.cat([plain, a, b])": lambda: T.cat([plain, a, b]),
+        "T.cat([a, plain, b])": lambda: T.cat([a, plain, b]),
+        "T.cat([b.t(), plain.t()], dim=1)": lambda: T.cat([b.t(), plain.t()], dim=1),
+    }
+    for label, join in orders.items():
+        a.grad = b.grad = None
+        out = record.call(label, join)
+        w = T.tensor(floats(rng, tuple(out.shape), -2, 2), device=dev)
+        record.call(f"backward of {label}", lambda out=out, w=w: (out * w).sum().backward())
+        record.grad(f"a.grad through {label}", a)
+        record.grad(f"b.grad through {label}", b)
+    c = T.tensor(floats(rng, (2, k), -2, 2), requires_grad=True, device=dev)
+    out = record.call("T.stack([plain, c], dim=1)", lambda: T.stack([plain, c], dim=1))
+    w = T.tensor(floats(rng, tuple(out.shape), -2, 2), device=dev)
+    record.call("backward of T.stack([plain, c], dim=1)", lambda: (out * w).sum().backward())
+    record.grad("c.grad through stack", c)
