@@ -411,6 +411,7 @@ def test_a_cluster_without_workers_is_refused_with_what_to_do(cluster, tmp_path,
     hand_in(course, "good", answered(course))
     monkeypatch.setattr(dask_backend, "CONNECT_S", 3)
     c = cluster(keys_of(course))
+    c.client().close()  # the scheduler is up (3 s is for the workers, not for its start)
     with pytest.raises(SystemExit, match="no Dask worker is connected"):
         grade_class(Course.at(course), scheduler=c.address)
     c.add_worker("daemonic", nanny=True, daemon=True)
