@@ -93,6 +93,19 @@ def test_judge_from_a_report_and_the_other_functions_its_failures_ran():
     assert judge(report, NAME, ["L11"]).status == "failed"
 
 
+def test_a_rule_of_the_cells_function_passes_though_some_scenarios_wait(monkeypatch):
+    """The class edition before a later assignment is built: a rule whose scenarios pass or
+    wait (none failed) counts as the cell's function passing a rule of its own (what lets
+    a wrong retain_grad() leave L11 not confirmed there); a failed scenario does not."""
+    waiting = Report("your engine", "cpu", 1, "2.13.0", [_result("a", "passed"),
+                     _result("b", "waiting")])  # fmt: skip
+    monkeypatch.setattr(grading, "check_seams", lambda *args, **kwargs: waiting)
+    assert grading._passes_a_rule({}, NAME, "accumulate_grad", waiting)
+    failed = Report("your engine", "cpu", 1, "2.13.0", [_result("a", "passed"), _result("b")])
+    monkeypatch.setattr(grading, "check_seams", lambda *args, **kwargs: failed)
+    assert not grading._passes_a_rule({}, NAME, "accumulate_grad", failed)
+
+
 def test_the_clone_never_needs_it():
     """The clone binds the course's own retain_grad() for L11: nothing to excuse, L11 passes."""
     assert seams.EDITION != "class"
