@@ -10,10 +10,9 @@ the lecture section, the first difference and how many more (--verbose: all of t
 cell earns its points when its visible tests and its hidden check pass. A cell whose
 scenarios stop at a function of this notebook not written yet, or fail only where they ran
 one failing its own rule, which the cell does not grade (the class edition has no reference
-for it), is NOT CONFIRMED: its points are counted
-apart, never in the total. Without a GPU the CUDA cell is neither passed nor failed: "CUDA:
-not run here (no GPU), not counted". The last line is the command that checks the same
-values again.
+for it), is NOT CONFIRMED: its points are counted apart, never in the total. Without a GPU
+the CUDA cell is neither passed nor failed: "CUDA: not run here (no GPU), not counted".
+The last line is the command that checks the same values again.
 """
 
 from __future__ import annotations
