@@ -16,6 +16,7 @@ observations, not messages for the student's screen.
 from __future__ import annotations
 
 import contextlib
+import functools
 import html
 import os
 import shlex
@@ -25,8 +26,10 @@ from dataclasses import dataclass
 import autograder
 import minigrad
 from autograder.engine import unimportable_copy
+from autograder.observe import observe_scenario
 from autograder.report import NOT_RUN_NO_GPU, lecture_link, lecture_section
 from autograder.rules import statement
+from autograder.scenarios import select
 from coursekit.exercises.assignments import BY_NAME
 from minigrad import _warnings, seams
 
@@ -93,35 +96,111 @@ def check_seams(namespace: dict, assignment: str, rules, device: str = "cpu", se
         return autograder.check(engine, rules=list(rules), topics=[topic], device=device, seed=seed)
 
 
+def other_failures(namespace: dict, assignment: str, rules, report) -> dict:
+    """The class edition's failing scenarios of `report` that ran another function of the
+    student's (one the cell does not grade) which fails its own rule: scenario id -> those
+    functions. Grading uses the course's own there, so such a failure is not the cell's to
+    decide (judge). Which functions a scenario ran is recorded, not guessed. The clone binds
+    the course's own for them already: {} there."""
+    if seams.EDITION != "class" or not report.failures:
+        return {}
+    own = seams.functions_for(assignment, rules)
+    others = [n for n in seams.graded(assignment) if n not in own and callable(namespace.get(n))]
+    ids = [r.id for r in report.failures]
+    ran = functions_ran(namespace, assignment, rules, ids, report.seed, report.device, others)
+    called = sorted(set().union(*ran.values()))
+    failing = {n for n in called if _fails_its_own_rule(namespace, assignment, n, own, report)}
+    return {sid: tuple(sorted(ran[sid] & failing)) for sid in ids if ran[sid] & failing}
+
+
+def _fails_its_own_rule(namespace, assignment, name, own, report) -> bool:
+    """Whether `name`'s own rules fail here (same values) where the judged cell's functions
+    (`own`) are not to blame: in a scenario that runs none of them, or only ones that pass a
+    rule of theirs in full. A wrong function whose mistake fails another's rule in turn
+    (every scenario runs both) is then not excused by that other function's failure."""
+    its_rules = list(seams.graded(assignment)[name])
+    failed = check_seams(namespace, assignment, its_rules, report.device, report.seed).failures
+    if not failed:
+        return False
+    ids = [r.id for r in failed]
+    ran = functions_ran(namespace, assignment, its_rules, ids, report.seed, report.device, own)
+    trusted = {f for f in own if _passes_a_rule(namespace, assignment, f, report)}
+    return any(ran[sid] <= trusted for sid in ids)
+
+
+def _passes_a_rule(namespace, assignment, name, report) -> bool:
+    """Whether a rule of `name` fails nowhere (scenarios that wait for a later assignment
+    aside, as judge counts them) on the same values."""
+    for rule in seams.graded(assignment)[name]:
+        checked = check_seams(namespace, assignment, [rule], report.device, report.seed)
+        if not checked.failures and any(r.passed for r in checked.results):
+            return True
+    return False
+
+
+def functions_ran(namespace, assignment, rules, scenario_ids, seed, device, names) -> dict:
+    """Which of `names` (the assignment's functions bound from `namespace`) each scenario
+    calls: each scenario run again alone, with those functions wrapped to note their calls."""
+    module = seams.module(assignment)
+    out = {}
+    with bound(namespace, assignment, rules) as engine, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        functions = {name: getattr(module, name) for name in names}
+        for sc in select(ids=list(scenario_ids)):
+            ran: set[str] = set()
+            for name, fn in functions.items():
+                setattr(module, name, _noting(fn, name, ran))
+            try:
+                _warnings._already.clear()
+                observe_scenario(engine, sc, seed, device)
+            finally:
+                for name, fn in functions.items():
+                    setattr(module, name, fn)
+            out[sc.id] = frozenset(ran)
+    return out
+
+
+def _noting(fn, name: str, ran: set):
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        ran.add(name)
+        return fn(*args, **kwargs)
+
+    return call
+
+
 @dataclass(frozen=True)
 class Judgement:
     """A test cell's verdict in one of four words, and what the student reads about it.
 
-    status: "passed"; "failed"; "not confirmed" (nothing failed, but some scenarios stopped at
-    a function of this notebook that is not written yet and that the cell does not grade:
-    grading uses the course's own there, a check here cannot); "not run" (a CUDA cell where
-    there is no GPU: never a pass, never counted as a failure of CPU work).
+    status: "passed"; "failed"; "not confirmed" (what stopped or failed its scenarios is a
+    function of this notebook that the cell does not grade, not written yet or failing its
+    own rule: grading uses the course's own there, a check here cannot); "not run" (a CUDA
+    cell where there is no GPU: never a pass, never counted as a failure of CPU work).
     """
 
     status: str
     text: str
     points: float  # the weights of the scenarios checked: the test cell's points
-    unwritten: tuple[str, ...] = ()  # the functions that left it not confirmed
+    unwritten: tuple[str, ...] = ()  # the functions not written that left it not confirmed
     note: str = ""  # passed, with scenarios that wait for a later assignment: which
+    failing: tuple[str, ...] = ()  # the other functions, failing their own rules, that did
 
     @property
     def passed(self) -> bool:
         return self.status == "passed"
 
 
-def judge(report, assignment: str, rules) -> Judgement:
+def judge(report, assignment: str, rules, others=None) -> Judgement:
     """Passed, failed, not confirmed or not run, from a Report of the cell's scenarios.
 
     A scenario waiting for a later assignment (the class edition before it is built) matched
     PyTorch up to there: grading stubs the later assignments too and counts it the same way.
     One waiting for a function of this assignment counts against the cell when the cell
     grades that function (the student's answer is missing), and leaves the cell not confirmed
-    otherwise."""
+    otherwise. `others` (other_failures) names, per failing scenario, the student's other
+    functions it ran that fail their own rules: when every failure ran one, the cell is not
+    confirmed; one failure that ran none fails it."""
     rules = list(rules)
     points = sum(r.weight for r in report.results)
     if report.results and all(r.status == "not run" for r in report.results):
@@ -133,21 +212,48 @@ def judge(report, assignment: str, rules) -> Judgement:
         if owner != assignment:
             continue
         (missing if not function or function in graded_here else unconfirmed).add(function)
+    others = others or {}
+    failing = set()
+    if report.failures and all(others.get(r.id) for r in report.failures):
+        failing = {name for r in report.failures for name in others[r.id]}
     named = ", ".join(rules)
-    if not report.failures and not missing:
-        if unconfirmed:
-            names = sorted(unconfirmed)
+    if (not report.failures or failing) and not missing:
+        if unconfirmed or failing:
+            names, failing = sorted(unconfirmed), sorted(failing)
             text = (
-                f"NOT CONFIRMED: rule {named} ({points:g} points): not confirmed until you write "
-                f"{_listed(names)}\nIts scenarios call {_them(names)}, and {_it(names)} still "
-                "raises NotImplementedError. Grading uses the course's own there: these points "
-                "depend only on the functions this cell grades."
+                f"NOT CONFIRMED: rule {named} ({points:g} points): "
+                f"{until(names, failing, assignment)}\n{_why(names, failing)} Grading uses "
+                "the course's own there: these points depend only on the functions this cell "
+                "grades."
             )
-            return Judgement("not confirmed", text, points, tuple(names))
+            return Judgement("not confirmed", text, points, tuple(names), failing=tuple(failing))
         text = f"PASSED: rule {named} ({len(report.results)} scenarios)"
         later = [r for r in report.waiting if seams.waiting_parts(r.waiting_for)[0] != assignment]
         return Judgement("passed", text, points, note=waiting_note(later) if later else "")
     return Judgement("failed", failure_text(report, rules, sorted(n for n in missing if n)), points)
+
+
+def until(unwritten, failing, assignment: str) -> str:
+    """What confirms a cell: "not confirmed until you write f() and g() passes its own rule
+    (L4)"."""
+    parts = [f"you write {_listed(unwritten)}"] if unwritten else []
+    for name in failing:
+        own = seams.graded(assignment)[name]
+        parts.append(
+            f"{name}() passes its own rule{'s' if len(own) > 1 else ''} ({', '.join(own)})"
+        )
+    return "not confirmed until " + " and ".join(parts)
+
+
+def _why(unwritten, failing) -> str:
+    reasons = []
+    if unwritten:
+        verb = "raise" if len(unwritten) > 1 else "raises"
+        reasons.append(f"{_listed(unwritten)} still {verb} NotImplementedError")
+    if failing:
+        verb = "fail their own rules" if len(failing) > 1 else "fails its own rule"
+        reasons.append(f"{_listed(failing)} {verb}")
+    return f"Its scenarios call {_them([*unwritten, *failing])}, and {' and '.join(reasons)}."
 
 
 def _listed(names) -> str:
@@ -234,10 +340,12 @@ def report_text(report) -> str:
 def check_rule(namespace: dict, assignment: str, rules, device: str = "cpu") -> None:
     """A test cell's visible check: its rule's scenarios on the public seed, nothing printed
     when they pass; otherwise an AssertionError whose text is the verdict (judge): the rule in
-    words, the lecture section and the first difference, or which function to write first.
-    Grading runs the same scenarios again on fresh values."""
+    words, the lecture section and the first difference, or which function to write first
+    (or which to make pass its own rule first: other_failures). Grading runs the same
+    scenarios again on fresh values."""
     report = check_seams(namespace, assignment, rules, device, seed=PUBLIC_SEED)
-    judgement = judge(report, assignment, rules)
+    others = other_failures(namespace, assignment, rules, report)
+    judgement = judge(report, assignment, rules, others)
     if judgement.passed:
         if judgement.note:  # the class edition, before a later assignment is built
             print(judgement.note)

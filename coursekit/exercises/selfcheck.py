@@ -8,11 +8,11 @@ autograder's scenarios for that rule, on one seed, against PyTorch) and prints o
 each cell's points, or its verdict as Validate words it (grading.judge): the failing rule,
 the lecture section, the first difference and how many more (--verbose: all of them). A
 cell earns its points when its visible tests and its hidden check pass. A cell whose
-scenarios stop at a function of this notebook not written yet, which the cell does not
-grade (the class edition has no reference for it), is NOT CONFIRMED: its points are counted
-apart, never in the total. Without a GPU the CUDA cell is neither passed nor failed: "CUDA:
-not run here (no GPU), not counted". The last line is the command that checks the same
-values again.
+scenarios stop at a function of this notebook not written yet, or fail only where they ran
+one failing its own rule, which the cell does not grade (the class edition has no reference
+for it), is NOT CONFIRMED: its points are counted apart, never in the total. Without a GPU
+the CUDA cell is neither passed nor failed: "CUDA: not run here (no GPU), not counted".
+The last line is the command that checks the same values again.
 """
 
 from __future__ import annotations
@@ -33,7 +33,9 @@ from coursekit.exercises.grading import (
     check_command,
     check_seams,
     judge,
+    other_failures,
     report_text,
+    until,
 )
 
 RESULTS_MARK = "@@selfcheck-results@@ "
@@ -61,12 +63,14 @@ def hidden_checks_in_kernel(namespace: dict, assignment_name: str, seed=None) ->
         report = check_seams(namespace, a.name, rules, device, seed=seed)
         if device == "cpu":
             seed = report.seed
-        judgement = judge(report, a.name, rules)
+        others = other_failures(namespace, a.name, rules, report)
+        judgement = judge(report, a.name, rules, others)
         results[grade_id] = {
             "status": judgement.status,
             "verdict": judgement.text,
             "note": judgement.note,
             "unwritten": list(judgement.unwritten),
+            "failing": list(judgement.failing),
             "report": report_text(report),
             "reference": report.reference,
         }
@@ -118,6 +122,7 @@ def summary(path: Path, cells: list[dict], hidden: dict, verbose=False) -> tuple
     lines = [f"{path}: checked against PyTorch {reference} on cpu, seed {hidden['seed']}"]
     earned = possible = unconfirmed = 0.0
     waiting_on: list[str] = []
+    failing_on: list[str] = []
     complete = True
     for entry in cells:
         grade_id, points = entry["grade_id"], entry["points"]
@@ -135,6 +140,7 @@ def summary(path: Path, cells: list[dict], hidden: dict, verbose=False) -> tuple
         if status == "not confirmed":
             unconfirmed += points
             waiting_on += [n for n in result["unwritten"] if n not in waiting_on]
+            failing_on += [n for n in result.get("failing", []) if n not in failing_on]
             lines.append(f"{grade_id:<24} {'?':>4} / {points:<4g} {text.splitlines()[0]}")
         else:
             lines.append(f"{grade_id:<24} {0:>4g} / {points:<4g} {text.splitlines()[0]}")
@@ -143,8 +149,8 @@ def summary(path: Path, cells: list[dict], hidden: dict, verbose=False) -> tuple
             lines += ["    " + line for line in result["report"].splitlines()]
     total = f"{'total':<24} {earned:>4g} / {possible:<4g}"
     if unconfirmed:
-        names = " and ".join(f"{n}()" for n in waiting_on)
-        total += f" confirmed ({unconfirmed:g} of them not confirmed until you write {names})"
+        why = until(waiting_on, failing_on, path.stem)
+        total += f" confirmed ({unconfirmed:g} of them {why})"
     lines.append(total)
     lines.append(f"regrade the same values: {check_command(path, hidden['seed'])}")
     return lines, complete
