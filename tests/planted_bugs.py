@@ -190,9 +190,10 @@ BUGS = {
     "float_returns_a_copy": Bug(
         "V1",
         "seams/devices.py",
+        "    dtype = dtype or tensor._dtype\n"
         "    if device == tensor._device and dtype is tensor._dtype and not copy:\n"
         "        return tensor\n",
-        "",
+        "    dtype = dtype or tensor._dtype\n",
         ".to(dtype) / .float() copy even when nothing changes.",
     ),
     "python_floats_give_float64": Bug(

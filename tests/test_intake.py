@@ -322,7 +322,8 @@ def test_an_entry_in_another_students_name_is_refused_where_uids_are_known(excha
     _, problems = collect_exchange(exchange_course)
     assert problems["toy"] == [
         f"inbound entry {impostor.name!r}: it names {other_user()} but belongs to "
-        f"{getpass.getuser()} (handed in under another student's name); left out"
+        f"{getpass.getuser()} (handed in under another student's name); left out",
+        NO_ROSTER,
     ]
     assert not (exchange_course / "submitted").exists()
 

@@ -34,6 +34,7 @@ import shutil
 import stat
 import subprocess
 import time
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -353,7 +354,10 @@ def test_the_instructors_account_never_goes_through_first_use(tmp_path):
     authenticator._user_exists = lambda name: True  # the hub puts the allowed users in its db
 
     def sign_in(name: str, typed: str):
-        return asyncio.run(authenticator.authenticate(None, {"username": name, "password": typed}))
+        # a loop of its own, in a thread: this test's worker may already run one (Playwright's)
+        attempt = authenticator.authenticate(None, {"username": name, "password": typed})
+        with ThreadPoolExecutor(1) as pool:
+            return pool.submit(asyncio.run, attempt).result()
 
     assert sign_in("teacher", "whoever-comes-first") is None  # no first use for the instructor
     assert sign_in("teacher", password) == "teacher"

@@ -65,7 +65,7 @@ def test_diverging_function_raises_naming_each_difference(capsys):
     message = str(err.value)
     assert "difference(s) in 2 observation(s)" in message  # how many per row is compare's call
     assert "a * factor: values" in message
-    assert "is torch: value: PyTorch true; your engine false" in message
+    assert "is torch: value: PyTorch True; your engine False" in message
     assert "≠" in capsys.readouterr().out  # the table was shown before raising
 
 
