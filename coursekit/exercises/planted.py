@@ -133,9 +133,10 @@ BUGS = {
         Bug(
             "V1",
             "seams/devices.py",
+            "    dtype = dtype or tensor._dtype\n"
             "    if device == tensor._device and dtype is tensor._dtype and not copy:\n"
             "        return tensor\n",
-            "",
+            "    dtype = dtype or tensor._dtype\n",
             ".to() copies even when nothing changes.",
         ),
     ],
