@@ -296,9 +296,8 @@ def _run(args) -> int:
             "student distribution (minigrad-course-student: start and check). An instructor "
             "installs the instructor's package: `pip install minigrad-course[course]`."
         )
-    from coursekit.classroom.course import Course, use_venv_tools
+    from coursekit.classroom.course import Course
 
-    use_venv_tools()
     if args.command == "init":
         from coursekit.classroom.init_course import init_course
 

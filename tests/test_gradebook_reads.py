@@ -18,10 +18,10 @@ from coursekit.classroom.table import grade_summary, grade_table
 
 
 @pytest.fixture(autouse=True)
-def venv_tools_on_path(monkeypatch):
-    from coursekit.classroom.course import use_venv_tools
+def gradebook_schema_in_process():
+    from coursekit.nbgrader_schema import answer_in_process
 
-    use_venv_tools()
+    answer_in_process()
 
 
 def _class(tmp_path, students):

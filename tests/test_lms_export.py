@@ -24,12 +24,13 @@ from datetime import datetime
 
 import pytest
 
-from coursekit.classroom.course import Course, use_venv_tools
+from coursekit.classroom.course import Course
 from coursekit.classroom.deadlines import apply_penalties
 from coursekit.classroom.export_lms import canvas_title_problem, moodle_identifiers
 from coursekit.classroom.roster import RosterError, import_roster, read_roster
 from coursekit.classroom.runs import LatePolicy, ensure_table, new_run
 from coursekit.cli import main as cli
+from coursekit.nbgrader_schema import answer_in_process
 
 ROSTER = """\
 id,first_name,last_name,email,lms_user_id,sis_id,sis_login_id,section
@@ -62,7 +63,7 @@ SCORES = {  # (student, assignment) -> ({cell: score}, handed in, run status, no
 
 @pytest.fixture(scope="module")
 def small_class(tmp_path_factory):
-    use_venv_tools()
+    answer_in_process()
     tmp_path = tmp_path_factory.mktemp("lms")
     root = tmp_path / "course"
     root.mkdir()

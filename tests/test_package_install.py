@@ -97,9 +97,6 @@ def course_command(site: Path, cwd: Path, *args, without_torch: bool = False, py
     its `python ARGS`); a class edition's saved functions go to cwd/my_seams."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env["MINIGRAD_MY_SEAMS"] = str(cwd / "my_seams")
-    # the borrowed dependencies' commands (nbgrader runs `alembic` by name), which a real
-    # install puts in the environment's own bin: found whatever ran before in this process
-    env["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), env.get("PATH", "")])
     # the borrowed dependencies' data files (nbconvert's and nbgrader's templates), which a
     # real install puts in the environment's own share/jupyter
     borrowed = Path(sysconfig.get_path("data"), "share", "jupyter")

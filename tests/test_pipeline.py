@@ -28,9 +28,10 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from rosters import roster_text
 
 from bench.postgres import installed_bin, private_postgres
-from coursekit.classroom.course import Course, use_venv_tools
+from coursekit.classroom.course import Course
 from coursekit.classroom.hidden import REMOVED
 from coursekit.cli import main as cli
+from coursekit.nbgrader_schema import answer_in_process
 
 REPO = Path(__file__).resolve().parents[1]
 TOY_POINTS = {"test_add": 2.0, "test_mul": 1.0}
@@ -119,7 +120,7 @@ def gradebook_scores(url: str) -> dict:
     """(student, assignment) -> {cell: score}, through nbgrader's Gradebook."""
     from nbgrader.api import Gradebook
 
-    use_venv_tools()
+    answer_in_process()
     scores = {}
     with Gradebook(url, "minigrad-course") as gb:
         for assignment in gb.assignments:
