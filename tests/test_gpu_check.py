@@ -156,3 +156,17 @@ def test_bench_rows_on_a_device_with_a_sync_after_every_timed_run():
     assert all(np.isfinite(r) and r > 0 for r in result["ratios"].values())
     engines = {(r["benchmark"], r["engine"]) for r in result["rows"]}
     assert {("mlp", "minigrad"), ("mlp", "torch"), ("chain", "minigrad")} <= engines
+
+
+def test_a_sealed_run_without_a_namespace_can_import_cupy_where_it_is_installed(monkeypatch):
+    """Without bubblewrap the child reads packages from the staged site/ folder only: a CUDA
+    run there needs CuPy in it (cupy is not installed here: an installed package stands in)."""
+    from coursekit.sealed import sandbox
+
+    monkeypatch.setattr(sandbox, "GPU_PACKAGES", ("yaml",))
+    sandbox.staged_root.cache_clear()
+    try:
+        site = sandbox.staged_root() / "site"
+        assert (site / "numpy").is_dir() and (site / "yaml").is_dir()
+    finally:
+        sandbox.staged_root.cache_clear()  # the next run stages the real packages again
