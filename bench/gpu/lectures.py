@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 GPU_CELL = re.compile(r"cuda|\bGPU\b", re.IGNORECASE)
 SKIPPED = re.compile(r"\bskipped\b", re.IGNORECASE)
 EXPECTED_WARNING_TAG = "warning-expected"
-NOTEBOOK_TIMEOUT_S = 300
+NOTEBOOK_TIMEOUT_S = 300  # a lecture without a kernel; a kernel's limit is per cell
 KERNEL_PACKAGES = ("nbclient", "nbformat", "ipykernel")
 
 
@@ -58,13 +58,14 @@ def choose_runner(runner: str = "auto") -> str:
     return "kernel" if all(present(p) for p in KERNEL_PACKAGES) else "plain"
 
 
-def run(paths=None, runner: str = "auto") -> dict:
-    """{"counts": {...}, "lectures": {name: {...}}, "runner": ...}."""
+def run(paths=None, runner: str = "auto", timeout_s: float = NOTEBOOK_TIMEOUT_S) -> dict:
+    """{"counts": {...}, "lectures": {name: {...}}, "runner": ...}; a lecture still running
+    after timeout_s is stopped, and says so."""
     runner = choose_runner(runner)
     paths = lectures() if paths is None else [Path(p) for p in paths]
     execute = _kernel_cells if runner == "kernel" else _plain_cells
     with ThreadPoolExecutor(max_workers=max(len(paths), 1)) as pool:
-        runs = dict(zip(paths, pool.map(execute, paths), strict=True))
+        runs = dict(zip(paths, pool.map(lambda p: execute(p, timeout_s), paths), strict=True))
     report, counts = {}, {"ran": 0, "skipped": 0, "error": 0, "not run": 0, "warned": 0}
     for path, (cells, problem) in runs.items():
         nb = json.loads(path.read_text(encoding="utf-8"))
@@ -101,7 +102,7 @@ _RUNNERS = {
 }
 
 
-def _plain_cells(path: Path) -> tuple[list[dict], str]:
+def _plain_cells(path: Path, timeout_s: float) -> tuple[list[dict], str]:
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
@@ -112,24 +113,24 @@ def _plain_cells(path: Path) -> tuple[list[dict], str]:
             done = subprocess.run(
                 [sys.executable, "-m", "bench.gpu.cells", str(path), str(result)],
                 cwd=path.parent, env=env, capture_output=True, text=True,
-                timeout=NOTEBOOK_TIMEOUT_S,
+                timeout=timeout_s,
             )  # fmt: skip
         except subprocess.TimeoutExpired:
-            return [], f"stopped after {NOTEBOOK_TIMEOUT_S} s"
+            return [], f"stopped after {timeout_s:.0f} s"
         if not result.is_file():
             tail = (done.stderr.strip().splitlines() or [""])[-1][:300]
             return [], f"the cell runner ended without a result (exit {done.returncode}): {tail}"
         return json.loads(result.read_text(encoding="utf-8")), ""
 
 
-def _kernel_cells(path: Path) -> tuple[list[dict], str]:
+def _kernel_cells(path: Path, timeout_s: float) -> tuple[list[dict], str]:
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("notebook_tools", ROOT / "tools" / "notebooks.py")
     tools = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tools)
     try:
-        nb = tools.execute(path, timeout=NOTEBOOK_TIMEOUT_S, allow_errors=True)
+        nb = tools.execute(path, timeout=timeout_s, allow_errors=True)  # per cell
     except Exception as exc:  # the kernel did not start, or a cell ran past its time
         return [], f"{type(exc).__name__}: {str(exc)[:300]}"
     cells = []
