@@ -170,3 +170,48 @@ def test_a_sealed_run_without_a_namespace_can_import_cupy_where_it_is_installed(
         assert (site / "numpy").is_dir() and (site / "yaml").is_dir()
     finally:
         sandbox.staged_root.cache_clear()  # the next run stages the real packages again
+
+
+def test_on_a_gpu_the_last_line_counts_and_the_exit_status_says_whether_all_passed(
+    tmp_path, monkeypatch, capsys
+):
+    """The GPU side of the plumbing, with the parts' results given (no GPU here)."""
+    import copy
+
+    from bench.gpu import __main__ as cli
+
+    env = {"torch_sees_gpu": True, "minigrad_sees_gpu": True, "gpu": "NVIDIA H100",
+           "torch": "2.11.0+cu128", "cupy": "13.6.0", "texts_strict": False}  # fmt: skip
+    probes = {"status": "ran", "cupy_under_rlimit_as": {"1 GiB": "fails (exit 1): x",
+                                                         "4 GiB": "computes"}}  # fmt: skip
+    results = {
+        "catalogue": {
+            "status": "ran",
+            "counts": {"passed": 190, "text only": 5, "failed": 0, "total": 195},
+        },  # fmt: skip
+        "bench": {"status": "ran", "ratios": {"mlp": 1.5, "chain": 2.25}, "errors": {}},
+        "lectures": {
+            "status": "ran",
+            "counts": {"ran": 12, "skipped": 0, "error": 0, "not run": 0, "warned": 0, "total": 12},
+        },  # fmt: skip
+        "sealed": {"status": "ran", "counts": {"as_expected": 25, "unexpected": 0, "total": 25}},
+    }
+    monkeypatch.setattr(cli.environment, "describe", lambda: env)
+    monkeypatch.setattr(cli.environment, "address_space_probes", lambda: probes)
+    monkeypatch.setattr(cli, "run_part", lambda part, *a: copy.deepcopy(results[part]))
+    out = tmp_path / "gpu.json"
+
+    assert cli.main(["--json", str(out)]) == 0
+    line = capsys.readouterr().out.strip().splitlines()[-1]
+    assert line.startswith("gpu-check: cuda on NVIDIA H100, torch 2.11.0+cu128")
+    for said in ("catalogue 190/195 passed, 5 text only, 0 failed", "mlp 1.50x, chain 2.25x",
+                 "lecture GPU cells 12/12 ran", "sealed 25/25 graded as expected",
+                 "RLIMIT_AS 1 GiB FAILS, 4 GiB ok"):  # fmt: skip
+        assert said in line, said
+    data = json.loads(out.read_text())
+    assert (data["mode"], data["device"], data["passed"]) == ("gpu", "cuda", True)
+    assert list(data["parts"]) == ["catalogue", "bench", "lectures", "sealed"]
+
+    results["sealed"]["counts"] = {"as_expected": 24, "unexpected": 1, "total": 25}
+    assert cli.main(["--json", str(out)]) == 1
+    assert json.loads(out.read_text())["passed"] is False

@@ -128,6 +128,11 @@ def _summary(report: dict) -> str:
         texts = "texts strict" if env["texts_strict"] else "texts reported, not failed"
         head = f"cuda on {env['gpu']}, torch {env['torch']}, cupy {env['cupy']} ({texts})"
     parts = [_part_text(name, data) for name, data in report["parts"].items()]
+    probes = report["probes"].get("cupy_under_rlimit_as", {})
+    if probes:  # the sealed child's limit first: where CUDA cannot start, no CUDA cell can pass
+        parts.append("CuPy under RLIMIT_AS " + ", ".join(
+            f"{limit} {'ok' if said == 'computes' else 'FAILS'}" for limit, said in probes.items()
+        ))  # fmt: skip
     return "; ".join([head, *parts])
 
 
