@@ -14,7 +14,7 @@ ROSTER ?=
 INSTRUCTOR ?=
 HUB_ARGS ?=
 
-.PHONY: install test lint format bench mutation seeds record lab hub hub-arguments html check exercises rules demo clean
+.PHONY: install test lint format bench mutation seeds record lab hub hub-arguments html check exercises rules demo clean gpu-check
 
 install: $(STAMP)
 
@@ -107,3 +107,11 @@ demo: install
 
 clean:
 	rm -rf $(VENV) build site .pytest_cache .ruff_cache .hypothesis
+
+# Everything CUDA on this machine's GPU (bench/gpu: the catalogue against PyTorch CUDA, the
+# hidden tests' CUDA cells through the sealed run, the lectures' GPU cells, GPU bench rows):
+# one JSON file (GPU_CHECK_JSON) and a last line `gpu-check: ...`. Without a GPU it says so
+# and exits 0. No install step: a lent GPU machine runs `python3 -m bench.gpu` the same way.
+GPU_CHECK_JSON ?= build/gpu-check.json
+gpu-check:
+	$(if $(wildcard $(BIN)/python),$(BIN)/python,$(PYTHON)) -m bench.gpu --json $(GPU_CHECK_JSON)
