@@ -162,3 +162,11 @@ def test_make_hub_without_its_arguments_is_one_line():
     (line,) = out.stderr.splitlines()
     assert "make hub needs COURSE, ROSTER and INSTRUCTOR" in line
     assert "make hub COURSE=/srv/courses/autograd ROSTER=roster.csv INSTRUCTOR=teacher" in line
+
+
+def test_init_lays_the_released_exercises_out_for_the_hub(course):
+    """What a class's students fetch names the hub's commands, not the clone's (the hub's
+    text itself is checked in tests/test_lecture_text.py)."""
+    text = (course / "release" / "leaf_nodes" / "leaf_nodes.ipynb").read_text()
+    assert "make check" not in text and "my_assignments" not in text
+    assert "minigrad-course check leaf_nodes/leaf_nodes.ipynb" in text

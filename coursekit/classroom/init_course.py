@@ -24,6 +24,7 @@ from coursekit.classroom.course import CONFIG_FILE, Course, check_result, write_
 from coursekit.classroom.roster import import_roster, read_roster
 from coursekit.classroom.runs import ensure_table
 from coursekit.content import folder as content_folder
+from coursekit.routes import lay_out
 
 COURSE_MODE = 0o700  # source/ holds the solutions, gradebook.db the grades: the instructor's
 # nbgrader's documented exchange root (`chmod ugo+rw`), plus the sticky bit: a student may
@@ -140,6 +141,8 @@ def _build(dest, assignments, cpu_only, db_url, rows, exchange, course_id) -> Co
     for folder in assignments:
         target = dest / "source" / folder.name
         shutil.copytree(folder, target, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+        for path in _notebooks(target):  # its students fetch it: no clone's command or path
+            lay_out(path, "hub")
         if cpu_only:
             for path in _notebooks(target):
                 drop_cuda_cells(path)
