@@ -696,4 +696,40 @@ BUGS = {
         "In-place into a leaf that needs no grad (or a view of one) is refused as if it"
         " required grad.",
     ),
+    "custom_function_output_views_writable": Bug(
+        "X4",
+        "autograd/function.py",
+        '            out._view_flags = "custom"  # PyTorch\'s CreationMeta::IN_CUSTOM_FUNCTION\n',
+        "            pass\n",
+        "An input a custom Function returns as it is can be written in place afterwards,"
+        " overriding the custom backward.",
+    ),
+    "custom_backward_shape_unchecked": Bug(
+        "X2",
+        "autograd/function.py",
+        "    if data.shape != shape:\n",
+        "    if data.shape != shape and False:\n",
+        "A custom backward's gradient of the wrong shape goes on unchecked.",
+    ),
+    "custom_gradients_not_materialized": Bug(
+        "X1",
+        "autograd/function.py",
+        "            if g is None and meta is not None and self.materialize_grads:\n",
+        "            if g is None and meta is not None and not self.materialize_grads:\n",
+        "A custom backward gets None for an output that received no gradient, not zeros.",
+    ),
+    "custom_function_instantiation_silent": Bug(
+        "X1",
+        "autograd/function.py",
+        "        warn(msg.FUNCTION_INSTANTIATED.format(type(self)), DeprecationWarning)\n",
+        "        pass\n",
+        "Instantiating a Function says nothing, where PyTorch warns it is deprecated.",
+    ),
+    "mark_dirty_without_version_bump": Bug(
+        "X4",
+        "autograd/function.py",
+        "    _seams.inplace_versions.bump_version(t)\n",
+        "    pass\n",
+        "An input marked dirty keeps its version: PyTorch counts one more change.",
+    ),
 }

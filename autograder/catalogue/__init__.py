@@ -3,6 +3,7 @@
 from autograder.catalogue import (  # noqa: F401
     basics,
     basics_shapes,
+    custom_functions,
     devices,
     graded_paths,
     inplace,
