@@ -74,6 +74,10 @@ RULES = {
     "float64 stays, ints give int64, 0-d tensors and scalars do not promote float32).",
     "N3": "repr matches PyTorch for float, integer and bool tensors up to 2-D, with the "
     "requires_grad, grad_fn, dtype and device suffixes.",
+    "N4": "The nn, optim and data APIs of a training script (ModuleList, Sequential item "
+    "assignment, buffers, state_dict and load_state_dict of modules and optimizers, AdamW, "
+    "BCEWithLogitsLoss, ReLU(inplace=True), requires_grad_ of a module, TensorDataset and "
+    "DataLoader) behave as PyTorch's, refusals and their texts included.",
     # Extending autograd
     "X1": "Function.apply runs forward with grad mode off and records one node named "
     "<Name>Backward, which is the ctx: needs_input_grad, saved_tensors and what forward stored "

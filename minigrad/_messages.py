@@ -637,3 +637,47 @@ DIRTY_NOT_RETURNED = (
     "Some elements marked as dirty during the forward method were not returned as output. The "
     "inputs that are modified inplace must all be outputs of the Function."
 )
+
+# -- nn.Module: buffers, child modules, load_state_dict (minigrad/nn/modules.py) -------------
+CHILD_MODULE_TYPE = (
+    "cannot assign '{}' as child module '{}' (" + LIB + ".nn.Module or None expected)"
+)
+BUFFER_ASSIGN_TYPE = (
+    "cannot assign '{}' as buffer '{}' (" + LIB + ".nn.Buffer, " + LIB + ".Tensor or None expected)"
+)
+# PyTorch's own words ("torch Tensor", no dot): kept as they are
+BUFFER_TYPE = "cannot assign '{}' object to buffer '{}' (torch Tensor or None required)"
+BUFFER_NAME_TYPE = "buffer name should be a string. Got {}"
+BUFFER_NAME_DOT = 'buffer name can\'t contain "."'
+BUFFER_NAME_EMPTY = 'buffer name can\'t be empty string ""'
+ATTRIBUTE_EXISTS = "attribute '{}' already exists"
+MODULE_LIST_EXTEND = "ModuleList.extend should be called with an iterable, but got {}"
+STATE_DICT_TYPE = "Expected state_dict to be dict-like, got {}."
+MISSING_KEYS = "Missing key(s) in state_dict: {}. "
+UNEXPECTED_KEYS = "Unexpected key(s) in state_dict: {}. "
+LOAD_STATE_DICT = "Error(s) in loading state_dict for {}:\n\t{}"
+LOAD_NOT_TENSOR = (
+    'While copying the parameter named "{}", expected ' + LIB + ".Tensor or Tensor-like object "
+    "from checkpoint but received {}"
+)
+LOAD_SIZE_MISMATCH = (
+    "size mismatch for {}: copying a param with shape {} from checkpoint, the shape in current "
+    "model is {}."
+)
+
+# -- binary_cross_entropy_with_logits (minigrad/nn/logits_loss.py) ---------------------------
+BCE_TARGET_SIZE = "Target size ({}) must be the same as input size ({})"
+NOT_DIFFERENTIABLE = (
+    "The function 'binary_cross_entropy_with_logits' is not differentiable with respect to "
+    "argument '{}'. This input cannot have requires_grad True."
+)
+
+# -- Optimizer.load_state_dict (minigrad/optim.py) ------------------------------------------
+OPTIMIZER_LOAD_GROUPS = "loaded state dict has a different number of parameter groups"
+OPTIMIZER_LOAD_GROUP_SIZE = (
+    "loaded state dict contains a parameter group that doesn't match the size of optimizer's group"
+)
+
+# -- utils.data (minigrad/utils/data.py) ---------------------------------------------------
+DATASET_SIZE_MISMATCH = "Size mismatch between tensors"
+BATCH_SIZE = "batch_size should be a positive integer value, but got batch_size={}"

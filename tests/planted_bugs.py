@@ -732,4 +732,41 @@ BUGS = {
         "    pass\n",
         "An input marked dirty keeps its version: PyTorch counts one more change.",
     ),
+    "module_list_not_renumbered": Bug(
+        "N4",
+        "nn/modules.py",
+        "        _renumber(self)\n",
+        "        pass\n",
+        "Deleting from a ModuleList or Sequential leaves a gap in the names (0, 2, ...).",
+    ),
+    "buffers_left_out_of_state_dict": Bug(
+        "N4",
+        "nn/modules.py",
+        "            if b is not None and k not in self._non_persistent_buffers_set:\n",
+        "            if False:\n",
+        "state_dict() holds the parameters only: a registered buffer is neither saved nor loaded.",
+    ),
+    "optimizer_state_not_loaded": Bug(
+        "N4",
+        "optim.py",
+        "                state[p] = {key: _cast_state(p, key, value) for key, value in"
+        " v.items()}\n",
+        "                pass\n",
+        "Optimizer.load_state_dict takes the settings but not the momentum or Adam moments.",
+    ),
+    "bce_mean_not_divided": Bug(
+        "N4",
+        "nn/logits_loss.py",
+        '        if self.reduction == _REDUCTIONS["mean"]:\n',
+        "        if False:\n",
+        "The gradient of a mean BCEWithLogits loss is not divided by the number of elements.",
+    ),
+    "dataloader_skips_the_base_seed": Bug(
+        "N4",
+        "utils/data.py",
+        "        _random.random_int64()  # the iterator's base seed (for workers), drawn as PyTorch"
+        " does\n",
+        "        pass\n",
+        "DataLoader shuffles from the next draw of the generator, not the one PyTorch uses.",
+    ),
 }

@@ -14,6 +14,7 @@ from autograder.catalogue import (  # noqa: F401
     values_autograd,
     values_course_code,
     values_fidelity,
+    values_nn_apis,
     values_scalars,
     values_training,
     values_tutorials,

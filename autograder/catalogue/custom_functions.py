@@ -48,6 +48,7 @@ def _returning(T, grads):
     rules=["X1"],
     topic="values",
     lecture=f"{LECTURE}#a-first-function",
+    devices=["cpu"],
 )
 def exp_saving_its_output(T, record, rng):
     Exp = _exp(T)
@@ -80,6 +81,7 @@ def exp_saving_its_output(T, record, rng):
     rules=["X1"],
     topic="values",
     lecture=f"{LECTURE}#a-straight-through-clamp",
+    devices=["cpu"],
 )
 def straight_through_and_ctx(T, record, rng):
     class StraightThroughClamp(T.autograd.Function):
@@ -131,6 +133,7 @@ def straight_through_and_ctx(T, record, rng):
     rules=["X2"],
     topic="values",
     lecture=f"{LECTURE}#what-backward-must-return",
+    devices=["cpu"],
 )
 def backward_return_checks(T, record, rng):
     n = int(rng.integers(2, 5))
@@ -160,6 +163,7 @@ def backward_return_checks(T, record, rng):
     rules=["X3"],
     topic="values",
     lecture=f"{LECTURE}#pitfalls",
+    devices=["cpu"],
 )
 def saved_tensor_changed_in_place(T, record, rng):
     Exp = _exp(T)
@@ -198,6 +202,7 @@ def saved_tensor_changed_in_place(T, record, rng):
     rules=["X4"],
     topic="values",
     lecture=f"{LECTURE}#pitfalls",
+    devices=["cpu"],
 )
 def returned_inputs_and_mark_dirty(T, record, rng):
     class Identity(T.autograd.Function):
@@ -271,6 +276,7 @@ def returned_inputs_and_mark_dirty(T, record, rng):
     rules=["X1"],
     topic="values",
     lecture=f"{LECTURE}#a-first-function",
+    devices=["cpu"],
 )
 def misuse_of_the_class(T, record, rng):
     Exp = _exp(T)
