@@ -397,8 +397,8 @@ BUGS = {
     "shared_modules_visited_twice": Bug(
         "N1",
         "nn/modules.py",
-        "                if p is None or p in memo:\n",
-        "                if p is None:\n",
+        "                if t is None or t in memo:\n",
+        "                if t is None:\n",
         "named_parameters() yields a parameter once per module or attribute that holds it, so "
         "SGD steps a shared layer twice.",
     ),

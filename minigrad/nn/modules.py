@@ -96,15 +96,7 @@ class Module:
             self._non_persistent_buffers_set.add(name)
 
     def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
-        modules = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
-        memo = set()
-        for mprefix, m in modules:
-            for name, b in m._buffers.items():
-                if b is None or b in memo:
-                    continue
-                if remove_duplicate:
-                    memo.add(b)
-                yield mprefix + ("." if mprefix else "") + name, b
+        return self._named_members("_buffers", prefix, recurse, remove_duplicate)
 
     def buffers(self, recurse=True):
         for _, b in self.named_buffers(recurse=recurse):
@@ -136,17 +128,20 @@ class Module:
             yield m
 
     def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
-        # Each parameter once, however many modules or attributes hold it, so that an
-        # optimizer steps it once per step, as PyTorch's.
+        return self._named_members("_parameters", prefix, recurse, remove_duplicate)
+
+    def _named_members(self, store, prefix, recurse, remove_duplicate):
+        # Each tensor once, however many modules or attributes hold it, so that an
+        # optimizer steps a parameter once per step, as PyTorch's.
         modules = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
         memo = set()
         for mprefix, m in modules:
-            for name, p in m._parameters.items():
-                if p is None or p in memo:
+            for name, t in getattr(m, store).items():
+                if t is None or t in memo:
                     continue
                 if remove_duplicate:
-                    memo.add(p)
-                yield mprefix + ("." if mprefix else "") + name, p
+                    memo.add(t)
+                yield mprefix + ("." if mprefix else "") + name, t
 
     def parameters(self, recurse=True):
         for _, p in self.named_parameters(recurse=recurse):
