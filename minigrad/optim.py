@@ -9,6 +9,8 @@ import warnings
 from collections import defaultdict
 from itertools import chain
 
+import numpy as np
+
 from . import _messages as msg
 from .autograd import grad_mode
 from .tensor import Tensor
@@ -266,9 +268,16 @@ class Adam(Optimizer):
             else:
                 g = g + p * wd
         exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-        exp_avg._data += (g._data - exp_avg._data) * (1 - beta1)  # lerp_, weight < 0.5
+        # lerp_ and addcmul_ as PyTorch's CPU kernels round them: one fused multiply-add each
+        if 1 - beta1 < 0.5:
+            exp_avg._data[...] = _fma(1 - beta1, g._data - exp_avg._data, exp_avg._data)
+        else:  # lerp's other form for a large weight: end - (end - start) * (1 - weight)
+            exp_avg._data[...] = _fma(-beta1, g._data - exp_avg._data, g._data)
         exp_avg._version_counter.value += 1
-        exp_avg_sq.mul_(beta2).add_(g * g * (1 - beta2))
+        exp_avg_sq.mul_(beta2)
+        weighted = g._data * exp_avg_sq._data.dtype.type(1 - beta2)
+        exp_avg_sq._data[...] = _fma(weighted, g._data, exp_avg_sq._data)
+        exp_avg_sq._version_counter.value += 1
         step = state["step"].item()
         bias_correction1 = 1 - beta1**step
         bias_correction2 = 1 - beta2**step
@@ -281,7 +290,22 @@ class Adam(Optimizer):
             denom = (best.sqrt() / bias_correction2_sqrt).add_(eps)
         else:
             denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
-        p.add_(exp_avg / denom * -step_size)
+        p.add_(exp_avg * -step_size / denom)  # addcdiv_: (value * t1) / t2
+
+
+def _fma(a, b, c):
+    """a * b + c rounded once, as the FMA PyTorch's vectorised CPU kernels use (lerp_'s
+    explicit one, addcmul_'s contracted by the compiler); in the arrays' dtype. CuPy arrays,
+    whose PyTorch counterpart runs other kernels, take the plain expression."""
+    from . import random
+
+    if not isinstance(c, np.ndarray):
+        return a * b + c
+    if c.dtype == np.float32:
+        return random.fma32(a, b, c)
+    if c.dtype == np.float64:
+        return random.fma64(a, b, c)
+    return (a * b + c).astype(c.dtype)
 
 
 class AdamW(Adam):
