@@ -215,6 +215,8 @@ class Function:
             result = cls.forward(node, *args, **kwargs)
         single = not isinstance(result, tuple)
         outputs = _wrap_outputs(node, tensors, (result,) if single else result, executable)
+        # read once, then dropped, as PyTorch does: kept, they would tie outputs to their node
+        node.dirty_tensors = node.non_differentiable = None
         _save(node, outputs)
         return outputs[0] if single else outputs
 
