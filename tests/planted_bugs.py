@@ -769,4 +769,11 @@ BUGS = {
         "        pass\n",
         "DataLoader shuffles from the next draw of the generator, not the one PyTorch uses.",
     ),
+    "setup_context_ignored": Bug(
+        "X1",
+        "autograd/function.py",
+        "        separate = cls.setup_context is not Function.setup_context\n",
+        "        separate = False\n",
+        "A Function written with setup_context gets ctx passed to forward as its first input.",
+    ),
 }

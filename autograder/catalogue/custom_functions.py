@@ -77,6 +77,41 @@ def exp_saving_its_output(T, record, rng):
 
 
 @scenario(
+    id="functions.setup_context_style",
+    rules=["X1"],
+    topic="values",
+    lecture=f"{LECTURE}#a-first-function",
+    devices=["cpu"],
+)
+def setup_context_style(T, record, rng):
+    class ScaledExp(T.autograd.Function):
+        @staticmethod
+        def forward(x, k=1.0):  # no ctx: setup_context fills it
+            return (x * k).exp()
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            calls.append((len(inputs), output.requires_grad))
+            ctx.save_for_backward(output)
+            ctx.k = inputs[1]
+
+        @staticmethod
+        def backward(ctx, g):
+            (y,) = ctx.saved_tensors
+            return g * y * ctx.k, None
+
+    calls = []  # (how many inputs setup_context received, whether the output required grad)
+    x = T.tensor(floats(rng, 3, -1, 1), requires_grad=True)
+    y = record.call("ScaledExp.apply(x, k)", lambda: ScaledExp.apply(x, scalar(rng)))
+    record.call("backward", lambda: y.sum().backward())
+    record.grad("x.grad", x)
+    record.call("saved_tensors after backward", lambda: y.grad_fn.saved_tensors)
+    z = record.call("ScaledExp.apply(x), k by default", lambda: ScaledExp.apply(x))
+    record.value("k by default", z.grad_fn.k)
+    record.value("what setup_context received", calls)
+
+
+@scenario(
     id="functions.straight_through_and_ctx",
     rules=["X1"],
     topic="values",

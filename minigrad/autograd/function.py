@@ -24,6 +24,8 @@ view output refuses later in-place writes, outputs passed to `ctx.mark_non_diffe
 get no history, and the saved tensors are checked against in-place changes at backward.
 """
 
+import inspect
+
 import numpy as np
 
 from .. import _messages as msg
@@ -200,11 +202,23 @@ class Function:
 
     vjp = backward
 
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        """Override it to write `forward` without ctx (PyTorch 2's style): it receives the
+        inputs (defaults filled in) and forward's output, and fills ctx."""
+        raise NotImplementedError("setup_context is not implemented.")
+
     @classmethod
     def apply(cls, *args, **kwargs):
         from ..tensor import Tensor
 
-        inputs = args + tuple(kwargs.values())  # keywords count as inputs, in call order
+        separate = cls.setup_context is not Function.setup_context
+        if separate:  # inputs as setup_context sees them: bound, defaults filled in
+            bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+            bound.apply_defaults()
+            inputs = tuple(bound.arguments.values())
+        else:
+            inputs = args + tuple(kwargs.values())  # keywords count as inputs, in call order
         tensors = [a for a in inputs if isinstance(a, Tensor)]
         executable = grad_mode._enabled and any(t.requires_grad for t in tensors)
         node = cls._backward_cls([t._edge() for t in tensors] if executable else ())
@@ -212,7 +226,11 @@ class Function:
         node._is_tensor = tuple(isinstance(a, Tensor) for a in inputs)
         node._in_meta = [(t._data.shape, t._data.dtype, t._device) for t in tensors]
         with grad_mode.no_grad():
-            result = cls.forward(node, *args, **kwargs)
+            if separate:
+                result = cls.forward(*args, **kwargs)
+                cls.setup_context(node, inputs, result)
+            else:
+                result = cls.forward(node, *args, **kwargs)
         single = not isinstance(result, tuple)
         outputs = _wrap_outputs(node, tensors, (result,) if single else result, executable)
         # read once, then dropped, as PyTorch does: kept, they would tie outputs to their node
