@@ -12,6 +12,7 @@ from . import (
     cuda,
     nn,
     optim,
+    utils,
 )
 from ._device import device
 from ._dtypes import (

@@ -397,8 +397,8 @@ BUGS = {
     "shared_modules_visited_twice": Bug(
         "N1",
         "nn/modules.py",
-        "                if p is None or p in memo:\n",
-        "                if p is None:\n",
+        "                if t is None or t in memo:\n",
+        "                if t is None:\n",
         "named_parameters() yields a parameter once per module or attribute that holds it, so "
         "SGD steps a shared layer twice.",
     ),
@@ -695,5 +695,85 @@ BUGS = {
         "    if tensor.requires_grad or tensor.grad_fn is None:\n",
         "In-place into a leaf that needs no grad (or a view of one) is refused as if it"
         " required grad.",
+    ),
+    "custom_function_output_views_writable": Bug(
+        "X4",
+        "autograd/function.py",
+        '            out._view_flags = "custom"  # PyTorch\'s CreationMeta::IN_CUSTOM_FUNCTION\n',
+        "            pass\n",
+        "An input a custom Function returns as it is can be written in place afterwards,"
+        " overriding the custom backward.",
+    ),
+    "custom_backward_shape_unchecked": Bug(
+        "X2",
+        "autograd/function.py",
+        "    if data.shape != shape:\n",
+        "    if data.shape != shape and False:\n",
+        "A custom backward's gradient of the wrong shape goes on unchecked.",
+    ),
+    "custom_gradients_not_materialized": Bug(
+        "X1",
+        "autograd/function.py",
+        "            if g is None and meta is not None and self.materialize_grads:\n",
+        "            if g is None and meta is not None and not self.materialize_grads:\n",
+        "A custom backward gets None for an output that received no gradient, not zeros.",
+    ),
+    "custom_function_instantiation_silent": Bug(
+        "X1",
+        "autograd/function.py",
+        "        warn(msg.FUNCTION_INSTANTIATED.format(type(self)), DeprecationWarning)\n",
+        "        pass\n",
+        "Instantiating a Function says nothing, where PyTorch warns it is deprecated.",
+    ),
+    "mark_dirty_without_version_bump": Bug(
+        "X4",
+        "autograd/function.py",
+        "    _seams.inplace_versions.bump_version(t)\n",
+        "    pass\n",
+        "An input marked dirty keeps its version: PyTorch counts one more change.",
+    ),
+    "module_list_not_renumbered": Bug(
+        "N4",
+        "nn/modules.py",
+        "        _renumber(self)\n",
+        "        pass\n",
+        "Deleting from a ModuleList or Sequential leaves a gap in the names (0, 2, ...).",
+    ),
+    "buffers_left_out_of_state_dict": Bug(
+        "N4",
+        "nn/modules.py",
+        "            if b is not None and k not in self._non_persistent_buffers_set:\n",
+        "            if False:\n",
+        "state_dict() holds the parameters only: a registered buffer is neither saved nor loaded.",
+    ),
+    "optimizer_state_not_loaded": Bug(
+        "N4",
+        "optim.py",
+        "                state[p] = {key: _cast_state(p, key, value) for key, value in"
+        " v.items()}\n",
+        "                pass\n",
+        "Optimizer.load_state_dict takes the settings but not the momentum or Adam moments.",
+    ),
+    "bce_mean_not_divided": Bug(
+        "N4",
+        "nn/logits_loss.py",
+        '        if self.reduction == _REDUCTIONS["mean"]:\n',
+        "        if False:\n",
+        "The gradient of a mean BCEWithLogits loss is not divided by the number of elements.",
+    ),
+    "dataloader_skips_the_base_seed": Bug(
+        "N4",
+        "utils/data.py",
+        "        _random.random_int64()  # the iterator's base seed (for workers), drawn as PyTorch"
+        " does\n",
+        "        pass\n",
+        "DataLoader shuffles from the next draw of the generator, not the one PyTorch uses.",
+    ),
+    "setup_context_ignored": Bug(
+        "X1",
+        "autograd/function.py",
+        "        separate = cls.setup_context is not Function.setup_context\n",
+        "        separate = False\n",
+        "A Function written with setup_context gets ctx passed to forward as its first input.",
     ),
 }

@@ -36,6 +36,7 @@ LECTURES = (
     "05_rebuilding_tensors",
     "06_devices",
     "07_capstone",
+    "08_extending_autograd",
 )
 RUNNER = """
 import json, sys

@@ -249,3 +249,6 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 
 
 ops.quiet_functions(globals())
+
+
+from .logits_loss import binary_cross_entropy_with_logits  # noqa: E402, F401  (uses _reduction)
