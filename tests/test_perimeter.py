@@ -45,6 +45,28 @@ def test_a_roster_with_an_unusable_row_is_refused_with_its_line(tmp_path, row, w
     assert f"{path}, line 3: " in str(refused.value) and why in str(refused.value)
 
 
+def test_a_roster_with_several_bad_lines_names_each_at_once(tmp_path):
+    path = roster(tmp_path, "grace,Grace,Hopper,grace@x.org\n"  # line 2: fine
+                            "a/b,Ada,Lovelace,ada@x.org\n"  # line 3
+                            "ben,Ben,<b>,ben@x.org,surplus\n"  # line 4
+                            "cy,Cy,Young,cy@x.org\n"  # line 5: fine
+                            "grace,Grace,Again,g2@x.org\n"  # line 6: a repeated id
+                            "dee\x07,Dee,Dee,dee@x.org\n")  # line 7  # fmt: skip
+    with pytest.raises(RosterError) as refused:
+        read_roster(path)
+    head, *lines = str(refused.value).splitlines()
+    assert head.startswith(f"{path}: 4 problems to fix"), head
+    expected = [
+        (3, "could name another folder"),
+        (4, "more fields than the header"),
+        (6, "'grace' listed twice (first on line 2)"),
+        (7, "holds control characters"),
+    ]
+    assert len(lines) == len(expected), lines
+    for said, (line, why) in zip(lines, expected):
+        assert said.startswith(f"{path}, line {line}: ") and why in said, said
+
+
 def test_a_roster_that_is_not_utf8_says_so(tmp_path):
     path = roster(tmp_path, "zoe,Zoë,Müller,zoe@x.org\n", encoding="latin-1")
     with pytest.raises(RosterError, match="not UTF-8 text .* save the roster as CSV UTF-8"):
