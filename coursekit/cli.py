@@ -413,7 +413,18 @@ def _collect(course, args) -> int:
           f"submissions ({in_all} of {assignment} in submitted/ in all)")  # fmt: skip
     for problem in collected.left_out:
         print(f"  left out: {printable(problem)}")
-    return 0
+    if collected.taken:
+        return 0
+    if collected.left_out:
+        raise SystemExit(
+            f"nothing collected for {assignment}: every entry of the download was left out "
+            "(each listed above); fix the roster (--roster) or the names (--pattern), or give "
+            f"the download of {assignment}, and run collect again"
+        )
+    raise SystemExit(
+        f"nothing collected for {assignment}: {printable(args.source.name)} holds no notebook "
+        f"(.ipynb); give the LMS's download of the submissions to {assignment}"
+    )
 
 
 def _grade(course, args) -> int:
