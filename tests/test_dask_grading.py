@@ -1,7 +1,8 @@
 """`minigrad-course grade --scheduler`: grading on real Dask workers (issue 18).
 
 Every test starts its own `dask scheduler` and `dask worker` processes (TLS with the course's
-cluster keys, on 127.0.0.1, free ports), each worker in its own folder (its cwd and TMPDIR, not
+cluster keys, on 127.0.0.1, free ports; each worker as Dask starts it, under its nanny, so a
+daemonic process), each worker in its own folder (its cwd and TMPDIR, not
 the course's), and kills only those. Scores are compared with a local run of the same class,
 or with the toy cells' points by hand.
 """
@@ -62,8 +63,6 @@ class Cluster:
         self,
         name: str,
         *args: str,
-        nanny: bool = False,
-        daemon: bool = False,
         extra_path="",
         keys: Path | None | str = "the cluster's",
         cert: str = "worker.pem",
@@ -73,14 +72,9 @@ class Cluster:
         (home / "tmp").mkdir(parents=True)
         env = {"TMPDIR": str(home / "tmp"), "PYTHONPATH": os.pathsep.join(
             p for p in (str(REPO), extra_path) if p), **(env or {})}  # fmt: skip
-        # a nanny's worker is a daemonic process (it cannot start grading processes) unless
-        # its environment says otherwise
-        env["DASK_DISTRIBUTED__WORKER__DAEMON"] = str(daemon)
         keys = self.keys if keys == "the cluster's" else keys
         command = [DASK, "worker", self.address, "--name", name, "--nthreads", "1",
                    "--host", "127.0.0.1", "--no-dashboard", *_tls(keys, cert), *args]  # fmt: skip
-        if not nanny:
-            command.append("--no-nanny")
         self.workers[name] = self._start(name, command, home, env)
         return home
 
@@ -206,6 +200,7 @@ def test_two_workers_grade_as_the_local_run_does(leaf_class, cluster, tmp_path):
     c = cluster(course / "cluster-keys")
     homes = [c.add_worker("w1"), c.add_worker("w2")]
     workers = c.wait_for(["w1", "w2"])
+    assert all(w["nanny"] for w in workers.values())  # Dask's default: each under its nanny
     run("grade", "-C", course, "--scheduler", c.address)
 
     assert gradebook_scores(sqlite_url(course)) == gradebook_scores(sqlite_url(local))
@@ -365,7 +360,7 @@ from coursekit.classroom.grade_one import grade_submission
 def grade(job):
     """A grader that, for one student, kills the Dask worker it runs under."""
     if job.student == "crasher":
-        worker = psutil.Process().parent().parent()  # this job <- forkserver <- the worker
+        worker = psutil.Process().parent()  # a fresh interpreter, the nanny's worker's child
         os.kill(worker.pid, signal.SIGKILL)
         time.sleep(60)
     return grade_submission(job)
@@ -387,7 +382,7 @@ def test_a_submission_that_kills_its_workers_is_its_own_problem(cluster, tmp_pat
     # Dask gives up on a task after allowed-failures deaths; nannies restart killed workers
     c = cluster(keys_of(course), allowed_failures="1", worker_saturation="1.0")
     for name in ("w1", "w2"):
-        c.add_worker(name, nanny=True, extra_path=str(hooks))
+        c.add_worker(name, extra_path=str(hooks))
     c.wait_for(["w1", "w2"])
     grade_class(Course.at(course), grader="killer:grade", scheduler=c.address)
     assert gradebook_scores(sqlite_url(course)) == {
@@ -413,10 +408,6 @@ def test_a_cluster_without_workers_is_refused_with_what_to_do(cluster, tmp_path,
     c = cluster(keys_of(course))
     c.client().close()  # the scheduler is up (3 s is for the workers, not for its start)
     with pytest.raises(SystemExit, match="no Dask worker is connected"):
-        grade_class(Course.at(course), scheduler=c.address)
-    c.add_worker("daemonic", nanny=True, daemon=True)
-    c.wait_for(["daemonic"])
-    with pytest.raises(SystemExit, match="cannot start grading processes: start them with"):
         grade_class(Course.at(course), scheduler=c.address)
     assert runs(sqlite_url(course)) == []
 

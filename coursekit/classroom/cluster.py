@@ -34,7 +34,6 @@ import builtins
 import contextlib
 import functools
 import io
-import multiprocessing
 import os
 import pickle
 import secrets
@@ -313,8 +312,7 @@ class _GpuWatch:
 
 
 def check_workers(client, scheduler: str) -> dict:
-    """The scheduler's workers; refuses a cluster where none is connected or one cannot
-    start grading processes."""
+    """The scheduler's workers; refuses a cluster where none is connected."""
     try:
         client.wait_for_workers(1, timeout=CONNECT_S)
     except TimeoutError:
@@ -322,22 +320,7 @@ def check_workers(client, scheduler: str) -> dict:
             f"no Dask worker is connected to {scheduler}: start some with "
             f"`dask worker {scheduler} --nthreads N` (see README, Grading on a cluster)"
         ) from None
-    # a worker that does not answer (it left, or it is broken) is not asked again: whatever
-    # it sends for a submission is checked anyway
-    facts = client.run(worker_facts, on_error="return")
-    daemonic = [a for a, f in facts.items() if isinstance(f, dict) and f.get("daemonic") is True]
-    if daemonic:
-        raise ClusterError(
-            f"the Dask workers at {', '.join(daemonic)} cannot start grading processes: "
-            "start them with `dask worker --no-nanny ...`, or with "
-            "DASK_DISTRIBUTED__WORKER__DAEMON=False in their environment"
-        )
     return _workers(client)
-
-
-def worker_facts() -> dict:
-    """Run on each worker by check_workers."""
-    return {"daemonic": bool(multiprocessing.current_process().daemon)}
 
 
 # --- the parcel: a job as plain data -----------------------------------------------------------
