@@ -53,7 +53,7 @@ ANSWERS = {"right": None, "wrong": BUG}
 def hub_class(tmp_path):
     require_root_and_tools()
     if proxy_command() is None:
-        pytest.skip("configurable-http-proxy is not installed (make install: npm)")
+        pytest.skip("Traefik, the hub's proxy, is not installed: pip install -e '.[hub]'")
     suffix = secrets.token_hex(3)
     people = {"instructor": f"mgi{suffix}", "right": f"mga{suffix}", "wrong": f"mgb{suffix}"}
     base, hub = open_folder(), None

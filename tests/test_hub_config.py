@@ -35,7 +35,6 @@ def _settings(tmp_path: Path, **changes) -> HubSettings:
         bind_url="http://127.0.0.1:8000",
         hub_bind_url="http://127.0.0.1:8081",
         proxy_api_url="http://127.0.0.1:8001",
-        proxy_command=["/opt/node/configurable-http-proxy"],
         singleuser="/opt/venv/bin/jupyterhub-singleuser",
         authenticator="firstuseauthenticator.FirstUseAuthenticator",
         auth_note="first use",
@@ -57,7 +56,13 @@ def test_the_hub_config_loads_and_gives_each_role_its_nbgrader(tmp_path):
     assert config.Authenticator.allowed_users == {"teacher", "ada", "o'brien"}
     assert config.Authenticator.admin_users == {"teacher"}
     assert config.FirstUseAuthenticator.create_users is False
-    assert config.ConfigurableHTTPProxy.command == ["/opt/node/configurable-http-proxy"]
+    # the proxy: Traefik, its files in the hub's own folder, its API local and behind a password
+    assert config.JupyterHub.proxy_class == "traefik_file"
+    assert config.TraefikProxy.traefik_api_url == "http://127.0.0.1:8001"
+    assert len(config.TraefikProxy.traefik_api_password) >= 32
+    assert Path(config.TraefikFileProviderProxy.static_config_file).parent == settings.state
+    assert Path(config.TraefikFileProviderProxy.dynamic_config_file).parent == settings.state
+    assert config.TraefikProxy.extra_static_config["global"]["checkNewVersion"] is False
     assert (settings.state / "jupyterhub_config.py").stat().st_mode & 0o077 == 0
 
     hook = config.Spawner.pre_spawn_hook
