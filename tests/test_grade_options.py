@@ -11,9 +11,9 @@ import pytest
 from test_integrity import FIRST, SOURCE_NB, submission, write
 
 from coursekit.classroom.course import use_venv_tools
-from coursekit.classroom.grade import grade_class
-from coursekit.classroom.init_course import init_course
-from coursekit.classroom.time_limits import SealedTimes
+from coursekit.classroom.grading.grade import grade_class
+from coursekit.classroom.grading.time_limits import SealedTimes
+from coursekit.classroom.setup.init_course import init_course
 from coursekit.cli import main as cli
 
 pytestmark = pytest.mark.xdist_group("integrity")  # the sealed runs share the sandbox slots

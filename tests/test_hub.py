@@ -37,8 +37,8 @@ from playwright.sync_api import expect
 from rosters import roster_text
 from test_pipeline import REPO, run
 
-from coursekit.classroom.accounts import exists, remove_accounts
-from coursekit.classroom.hub import proxy_command
+from coursekit.classroom.hub.accounts import exists, remove_accounts
+from coursekit.classroom.hub.launch import proxy_command
 from coursekit.exercises.planted import BUGS, answered
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("hub")]

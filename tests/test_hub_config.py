@@ -11,9 +11,9 @@ from types import SimpleNamespace
 import pytest
 from traitlets.config.loader import PyFileConfigLoader
 
-from coursekit.classroom import hub
-from coursekit.classroom.accounts import name_problem
-from coursekit.classroom.hub_config import HubSettings, write_configs
+from coursekit.classroom.hub import launch as hub
+from coursekit.classroom.hub.accounts import name_problem
+from coursekit.classroom.hub.config import HubSettings, write_configs
 
 
 def _settings(tmp_path: Path, **changes) -> HubSettings:
@@ -153,7 +153,7 @@ def test_a_short_shared_password_is_refused(tmp_path, monkeypatch):
 def test_root_hands_back_what_it_wrote_in_an_instructors_course_never_through_a_link(tmp_path):
     import os
 
-    from coursekit.classroom.grade import hand_back
+    from coursekit.classroom.grading.grade import hand_back
 
     if os.geteuid() != 0:
         pytest.skip("handing files to another account needs root")
@@ -179,7 +179,7 @@ def test_grade_says_plainly_which_sealing_layer_is_missing_and_how_to_get_it(eui
     import os
     import pwd
 
-    from coursekit.classroom import grade, grade_one
+    from coursekit.classroom.grading import grade, grade_one
     from coursekit.sealed import sandbox
 
     monkeypatch.setattr(os, "geteuid", lambda: euid)

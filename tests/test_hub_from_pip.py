@@ -33,7 +33,7 @@ from hub_support import end_processes_of, open_folder, require_root_and_tools
 from rosters import roster_text
 from test_package_install import build_wheel
 
-from coursekit.classroom.accounts import exists, remove_accounts
+from coursekit.classroom.hub.accounts import exists, remove_accounts
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("hub_from_pip")]
 SYSTEM_PYTHON = Path("/usr/bin/python3")

@@ -9,8 +9,8 @@ import sys
 import pytest
 from nbgrader.api import Gradebook
 
-from coursekit.classroom.export import WideCsvExportPlugin
-from coursekit.classroom.roster import RosterError, read_roster
+from coursekit.classroom.intake.roster import RosterError, read_roster
+from coursekit.classroom.results.export import WideCsvExportPlugin
 from coursekit.classroom.runs import ensure_table
 
 HEADER = "id,first_name,last_name,email\n"
@@ -102,7 +102,7 @@ def test_grades_csv_cells_never_start_a_formula(tmp_path, monkeypatch):
 
 
 def test_lms_names_match_in_any_script_and_homoglyphs_are_not_guessed():
-    from coursekit.classroom.roster import Matcher
+    from coursekit.classroom.intake.roster import Matcher
 
     rows = [
         {"id": "m1", "first_name": "Мария", "last_name": "Иванова", "email": ""},

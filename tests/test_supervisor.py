@@ -1,4 +1,4 @@
-"""The local grading workers (coursekit/classroom/supervisor.py): each grades job after job,
+"""The local grading workers (coursekit/classroom/grading/supervisor.py): each grades job after job,
 so what grading warms is paid once per worker; one that dies or overruns is replaced, and
 the folder workers stage sealed files in goes with the pool, killed workers' included."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from coursekit.classroom.grade_one import Job
-from coursekit.classroom.supervisor import JOBS_PER_WORKER, Limits, WorkerPool, run_jobs
+from coursekit.classroom.grading.grade_one import Job
+from coursekit.classroom.grading.supervisor import JOBS_PER_WORKER, Limits, WorkerPool, run_jobs
 
 GRADER = "fake_graders:which_process"
 LEAVES = "fake_graders:leaves_processes"
@@ -88,7 +88,7 @@ def test_a_pool_removes_the_folders_of_pools_whose_process_was_killed(tmp_path, 
     import sys
     import tempfile
 
-    from coursekit.classroom.supervisor import STAGE_PREFIX
+    from coursekit.classroom.grading.supervisor import STAGE_PREFIX
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the sweep looks here only
     ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],

@@ -45,10 +45,10 @@ import time
 from dataclasses import asdict, replace
 from pathlib import Path, PurePosixPath
 
-from coursekit.classroom import cluster_keys, cluster_reply
-from coursekit.classroom.grade_one import Job
-from coursekit.classroom.outputs import NOT_RUN_NO_GPU
-from coursekit.classroom.time_limits import SealedTimes
+from coursekit.classroom.grading import cluster_keys, cluster_reply
+from coursekit.classroom.grading.grade_one import Job
+from coursekit.classroom.grading.outputs import NOT_RUN_NO_GPU
+from coursekit.classroom.grading.time_limits import SealedTimes
 
 GPU = "GPU"  # the Dask resource a GPU worker declares: dask worker ... --resources GPU=1
 NO_GPU_WORKER = "not run: no GPU worker"
@@ -138,7 +138,7 @@ class _Trust:
         self.cells: dict[str, list[tuple]] = {}  # assignment -> its grade cells
 
     def expected_cells(self, job: Job) -> list[tuple]:
-        from coursekit.classroom.grade_one import blank_result
+        from coursekit.classroom.grading.grade_one import blank_result
 
         if job.assignment not in self.cells:
             cells = blank_result(job, "")["cells"]
@@ -159,7 +159,7 @@ def _closing(graded, restore, limits, grader, logs):
         restore.close()
     if not refused:
         return
-    from coursekit.classroom.supervisor import run_jobs
+    from coursekit.classroom.grading.supervisor import run_jobs
 
     here = [replace(job, notes=(*job.notes, str(why))) for job, why in refused.values()]
     at_a_time = max(1, min(len(here), os.cpu_count() or 1))
@@ -382,7 +382,7 @@ def grade_parcel(parcel: dict) -> bytes:
     bytes signed with this run's secret (cluster_reply.py): its body is
     {"version", "run", "submission", "result": dict or None, "problem": str,
      "graded": {name: base64}, "log": base64, "worker": {"address", "host", "sealing"}}."""
-    from coursekit.classroom.supervisor import Limits, run_jobs
+    from coursekit.classroom.grading.supervisor import Limits, run_jobs
     from coursekit.sealed.sandbox import layers
 
     spec = parcel["job"]
@@ -433,7 +433,7 @@ def _worker_secret() -> bytes | None:
 def _worker_pool():
     """This Dask worker's grading processes, kept between parcels: each warms once (PyTorch,
     nbgrader, the staged sealed side) and then grades parcel after parcel."""
-    from coursekit.classroom.supervisor import WorkerPool
+    from coursekit.classroom.grading.supervisor import WorkerPool
 
     pool = WorkerPool()
     atexit.register(pool.close)

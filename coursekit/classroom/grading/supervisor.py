@@ -47,8 +47,8 @@ import psutil
 # the sealed grader's PyTorch reference, `import torch`, as long). Only imported: nothing
 # runs on PyTorch's threads before a fork.
 PRELOAD = [
-    "coursekit.classroom.grade_one",
-    "coursekit.classroom.execute",
+    "coursekit.classroom.grading.grade_one",
+    "coursekit.classroom.grading.execute",
     "autograder.catalogue",
     "nbgrader.converters",
     "nbgrader.apps",
@@ -269,7 +269,7 @@ def _retire(worker: _Worker) -> None:
 
 
 def _job_message(grader: str, job, log: Path) -> bytes:
-    from coursekit.classroom.grade_one import job_as_data
+    from coursekit.classroom.grading.grade_one import job_as_data
 
     return json.dumps({"grader": grader, "job": job_as_data(job), "log": str(log)}).encode()
 
@@ -310,7 +310,7 @@ def _serve(conn, memory_mb: int, stage: str, parent: int | None = None) -> None:
     else:
         _watch_parent(parent)
     from autograder.observe import server_pids
-    from coursekit.classroom.grade_one import job_from_data
+    from coursekit.classroom.grading.grade_one import job_from_data
     from coursekit.sealed.sandbox import STAGE_ENV
 
     os.environ[STAGE_ENV] = stage

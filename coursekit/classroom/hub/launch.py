@@ -13,7 +13,7 @@ Authentication (--auth): first-use (default), jupyterhub-firstuseauthenticator: 
 roster's ids (and the instructor) may sign in, each student setting their password at their
 first sign-in; nothing else to run or administer for a lab without an LMS. The instructor's
 password is never first use: `hub` writes a random one to `instructor-password` in the hub's
-folder (root's alone) and the configuration pins its hash (hub_auth.py). shared-password: one
+folder (root's alone) and the configuration pins its hash (auth.py). shared-password: one
 password for the students (MINIGRAD_HUB_PASSWORD), another for the instructor
 (MINIGRAD_HUB_ADMIN_PASSWORD), for a workshop and the tests. An LMS launch
 goes through LTI 1.3 (jupyterhub-ltiauthenticator; README, For instructors).
@@ -30,8 +30,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from coursekit.classroom import accounts
-from coursekit.classroom.hub_config import HubSettings, write_configs
+from coursekit.classroom.hub import accounts
+from coursekit.classroom.hub.config import HubSettings, write_configs
 
 PASSWORD_VARIABLE = "MINIGRAD_HUB_PASSWORD"  # shared-password: the students'
 ADMIN_PASSWORD_VARIABLE = "MINIGRAD_HUB_ADMIN_PASSWORD"  # ... and the instructor's (32+)
@@ -189,13 +189,13 @@ def _auth_settings(auth: str, state: Path, instructor: str = "") -> dict:
     """The authenticator's settings; for first use, the instructor's password is made here
     (hub_auth.instructor_password, in `state`) and its hash pinned."""
     if auth == "first-use":
-        from coursekit.classroom.hub_auth import instructor_password
+        from coursekit.classroom.hub.auth import instructor_password
 
         pinned, password_file = {}, None
         if instructor:
             password_file, pinned[instructor] = instructor_password(state)
         return {
-            "authenticator": "coursekit.classroom.hub_auth.CourseFirstUseAuthenticator",
+            "authenticator": "coursekit.classroom.hub.auth.CourseFirstUseAuthenticator",
             "auth_note": "first use for the students, each setting their password at first "
             "sign-in; the instructor's password is set by `minigrad-course hub`",
             "auth_settings": {

@@ -30,13 +30,13 @@ from nbgrader.plugins import FileNameCollectorPlugin
 from traitlets import Unicode
 from traitlets.config import Config
 
-from coursekit.classroom import exchange
 from coursekit.classroom.course import check_result
 from coursekit.classroom.deadlines import record_submission
-from coursekit.classroom.download import SafeExtractor
-from coursekit.classroom.intake import DEFAULT_LIMITS, Limits
+from coursekit.classroom.intake import exchange
+from coursekit.classroom.intake.download import SafeExtractor
+from coursekit.classroom.intake.file_limits import DEFAULT_LIMITS, Limits
+from coursekit.classroom.intake.roster import Matcher, read_roster
 from coursekit.classroom.quiet import nbgrader_log
-from coursekit.classroom.roster import Matcher, read_roster
 
 MOODLE_FOLDER = re.compile(r"^(?P<name>.+?)_\d+_assignsubmission_\w*$")
 CANVAS_FILE = re.compile(r"^(?P<name>[^_]+)(?P<late>_LATE)?(?:_\d+)+_(?P<file_id>.+)$")

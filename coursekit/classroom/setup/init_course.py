@@ -21,7 +21,7 @@ from pathlib import Path
 import nbformat
 
 from coursekit.classroom.course import CONFIG_FILE, Course, check_result, write_gradebook_url
-from coursekit.classroom.roster import import_roster, read_roster
+from coursekit.classroom.intake.roster import import_roster, read_roster
 from coursekit.classroom.runs import ensure_table
 from coursekit.content import folder as content_folder
 
@@ -44,13 +44,14 @@ read_gradebook_url(c, __file__)  # noqa: F821
 # HideHiddenTests drops traceback lines and output that would quote it.
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
-    "coursekit.classroom.hidden.HideHiddenTests",
+    "coursekit.classroom.results.hidden.HideHiddenTests",
     "nbgrader.preprocessors.ClearHiddenTests",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
 # The Formgrader and feedback show submitted markdown and outputs without their script
-# (coursekit/classroom/safe_html.py). The Formgrader reads this file from its working directory.
-from coursekit.classroom.safe_html import render_safely  # noqa: E402
+# (coursekit/classroom/results/safe_html.py). The Formgrader reads this file from its
+# working directory.
+from coursekit.classroom.results.safe_html import render_safely  # noqa: E402
 
 render_safely(c)
 {sealed_lines}"""
