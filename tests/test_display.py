@@ -208,7 +208,7 @@ def test_a_browser_runs_nothing_on_the_feedback_page(hostile_class, browser):
 def test_the_policy_alone_stops_inline_script_in_a_browser(browser, tmp_path):
     """The payload unsanitised: it runs on a page without the policy (so this test can
     fail), and not on the same page with it."""
-    from coursekit.classroom.results.safe_html import FEEDBACK_SCRIPTS, policy_meta
+    from coursekit.classroom.safe_html import FEEDBACK_SCRIPTS, policy_meta
 
     body = f'<img src="x" onerror="{MARK}(1)"><script>{MARK}(2)</script>'
     bare, guarded = tmp_path / "bare.html", tmp_path / "guarded.html"

@@ -29,7 +29,7 @@ from rosters import roster_text
 
 from bench.postgres import installed_bin, private_postgres
 from coursekit.classroom.course import Course, use_venv_tools
-from coursekit.classroom.results.hidden import REMOVED
+from coursekit.classroom.hidden import REMOVED
 from coursekit.cli import main as cli
 
 REPO = Path(__file__).resolve().parents[1]

@@ -52,8 +52,8 @@ def render_safely(config) -> None:
     """Set nbconvert's HTMLExporter (the Formgrader's and the feedback's) to sanitise."""
     config.HTMLExporter.sanitize_html = True  # outputs cleaned, JavaScript outputs dropped
     config.HTMLExporter.filters = {
-        "clean_html": "coursekit.classroom.results.safe_html.clean",
-        "strip_files_prefix": "coursekit.classroom.results.safe_html.clean_markdown",
+        "clean_html": "coursekit.classroom.safe_html.clean",
+        "strip_files_prefix": "coursekit.classroom.safe_html.clean_markdown",
     }
 
 

@@ -31,8 +31,8 @@ from coursekit.classroom.deadlines import read_lateness
 from coursekit.classroom.printable import printable
 from coursekit.classroom.results.display_budget import PAGE_BYTES, PAGE_SECONDS, CutForDisplay
 from coursekit.classroom.results.page_style import slim
-from coursekit.classroom.results.safe_html import FEEDBACK_SCRIPTS, policy_meta, render_safely
 from coursekit.classroom.runs import ensure_table, latest_runs
+from coursekit.classroom.safe_html import FEEDBACK_SCRIPTS, policy_meta, render_safely
 
 # autoescaped: notes quote file names and messages from submissions
 PAGES = Environment(

@@ -44,14 +44,13 @@ read_gradebook_url(c, __file__)  # noqa: F821
 # HideHiddenTests drops traceback lines and output that would quote it.
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
-    "coursekit.classroom.results.hidden.HideHiddenTests",
+    "coursekit.classroom.hidden.HideHiddenTests",
     "nbgrader.preprocessors.ClearHiddenTests",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
 # The Formgrader and feedback show submitted markdown and outputs without their script
-# (coursekit/classroom/results/safe_html.py). The Formgrader reads this file from its
-# working directory.
-from coursekit.classroom.results.safe_html import render_safely  # noqa: E402
+# (coursekit/classroom/safe_html.py). The Formgrader reads this file from its working directory.
+from coursekit.classroom.safe_html import render_safely  # noqa: E402
 
 render_safely(c)
 {sealed_lines}"""
