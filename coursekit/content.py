@@ -36,9 +36,9 @@ STUDENT_MODULES = (
     "routes.py",
     "saved.py",
     "classroom/__init__.py",
-    "classroom/intake.py",
+    "classroom/intake/file_limits.py",
     "classroom/printable.py",
-    "classroom/time_limits.py",  # grade's option defaults, read while parsing any command
+    "classroom/grading/time_limits.py",  # grade's option defaults, read while parsing any command
     "exercises/assignments.py",
     "exercises/grading.py",
     "exercises/selfcheck.py",

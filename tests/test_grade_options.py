@@ -10,9 +10,9 @@ import sys
 import pytest
 from test_integrity import FIRST, SOURCE_NB, submission, write
 
-from coursekit.classroom.grade import grade_class
-from coursekit.classroom.init_course import init_course
-from coursekit.classroom.time_limits import SealedTimes
+from coursekit.classroom.grading.grade import grade_class
+from coursekit.classroom.grading.time_limits import SealedTimes
+from coursekit.classroom.setup.init_course import init_course
 from coursekit.cli import main as cli
 from coursekit.nbgrader_schema import answer_in_process
 

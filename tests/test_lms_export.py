@@ -26,8 +26,8 @@ import pytest
 
 from coursekit.classroom.course import Course
 from coursekit.classroom.deadlines import apply_penalties
-from coursekit.classroom.export_lms import canvas_title_problem, moodle_identifiers
-from coursekit.classroom.roster import RosterError, import_roster, read_roster
+from coursekit.classroom.intake.roster import RosterError, import_roster, read_roster
+from coursekit.classroom.results.export_lms import canvas_title_problem, moodle_identifiers
 from coursekit.classroom.runs import LatePolicy, ensure_table, new_run
 from coursekit.cli import main as cli
 from coursekit.nbgrader_schema import answer_in_process
@@ -323,7 +323,7 @@ def test_an_lms_user_id_canvas_would_misread_is_left_out_of_the_id_column(
     small_class, capsys, monkeypatch
 ):
     """Canvas looks the ID cell up as a number (Ruby's to_i: "12abc" reads 12, another user)."""
-    from coursekit.classroom import export_lms
+    from coursekit.classroom.results import export_lms
 
     read = export_lms._read
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import nbformat
 
 from coursekit.classroom.course import CONFIG_FILE, Course, check_result, write_gradebook_url
-from coursekit.classroom.roster import import_roster, read_roster
+from coursekit.classroom.intake.roster import import_roster, read_roster
 from coursekit.classroom.runs import ensure_table
 from coursekit.content import folder as content_folder
 from coursekit.routes import lay_out

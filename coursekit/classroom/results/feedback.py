@@ -28,9 +28,9 @@ from traitlets.config import Config
 
 from coursekit.classroom.course import check_result
 from coursekit.classroom.deadlines import read_lateness
-from coursekit.classroom.display_budget import PAGE_BYTES, PAGE_SECONDS, CutForDisplay
-from coursekit.classroom.page_style import slim
 from coursekit.classroom.printable import printable
+from coursekit.classroom.results.display_budget import PAGE_BYTES, PAGE_SECONDS, CutForDisplay
+from coursekit.classroom.results.page_style import slim
 from coursekit.classroom.runs import ensure_table, latest_runs
 from coursekit.classroom.safe_html import FEEDBACK_SCRIPTS, policy_meta, render_safely
 

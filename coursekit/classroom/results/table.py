@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from coursekit.classroom import scores as read
 from coursekit.classroom.deadlines import Late, read_lateness
-from coursekit.classroom.export import problems
 from coursekit.classroom.printable import printable
+from coursekit.classroom.results.export import problems
 from coursekit.classroom.runs import latest_runs
 
 

@@ -1,7 +1,8 @@
 """Grades as CSV: one row per student, one column per assignment and one per test cell.
 
 An nbgrader export plugin, so that
-`nbgrader export --exporter=coursekit.classroom.export.WideCsvExportPlugin` writes the same file.
+`nbgrader export --exporter=coursekit.classroom.results.export.WideCsvExportPlugin`
+writes the same file.
 `<assignment>` is the score after any late penalty (the totals add these; empty: not handed
 in), beside `<assignment>/before_penalty`, `<assignment>/penalty`, `<assignment>/late` (`late`
 or empty; see deadlines.py) and `<assignment>/status`: `missing` (not handed in), `graded`,
@@ -85,7 +86,7 @@ DEFAULT_NAMES = {"csv": "grades.csv", "canvas": "grades-canvas.csv", "moodle": "
 
 def export_grades(course, path, layout: str = "csv") -> list[str]:
     """Write the grades at path in one of FORMATS; lines to tell the instructor (warnings)."""
-    from coursekit.classroom.export_lms import export_canvas, export_moodle
+    from coursekit.classroom.results.export_lms import export_canvas, export_moodle
 
     if layout == "csv":
         export_csv(course, path)

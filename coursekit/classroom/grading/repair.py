@@ -30,7 +30,7 @@ from pathlib import Path
 
 import nbformat
 
-from coursekit.classroom.intake import Unsafe, open_regular
+from coursekit.classroom.intake.file_limits import Unsafe, open_regular
 
 # Content types a browser runs script in, as the Formgrader's file handler (tornado, by
 # mimetypes) would send them.

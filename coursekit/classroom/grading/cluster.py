@@ -34,7 +34,6 @@ import builtins
 import contextlib
 import functools
 import io
-import multiprocessing
 import os
 import pickle
 import secrets
@@ -46,10 +45,10 @@ import time
 from dataclasses import asdict, replace
 from pathlib import Path, PurePosixPath
 
-from coursekit.classroom import cluster_keys, cluster_reply
-from coursekit.classroom.grade_one import Job
-from coursekit.classroom.outputs import NOT_RUN_NO_GPU
-from coursekit.classroom.time_limits import SealedTimes
+from coursekit.classroom.grading import cluster_keys, cluster_reply
+from coursekit.classroom.grading.grade_one import Job
+from coursekit.classroom.grading.outputs import NOT_RUN_NO_GPU
+from coursekit.classroom.grading.time_limits import SealedTimes
 
 GPU = "GPU"  # the Dask resource a GPU worker declares: dask worker ... --resources GPU=1
 NO_GPU_WORKER = "not run: no GPU worker"
@@ -139,7 +138,7 @@ class _Trust:
         self.cells: dict[str, list[tuple]] = {}  # assignment -> its grade cells
 
     def expected_cells(self, job: Job) -> list[tuple]:
-        from coursekit.classroom.grade_one import blank_result
+        from coursekit.classroom.grading.grade_one import blank_result
 
         if job.assignment not in self.cells:
             cells = blank_result(job, "")["cells"]
@@ -160,7 +159,7 @@ def _closing(graded, restore, limits, grader, logs):
         restore.close()
     if not refused:
         return
-    from coursekit.classroom.supervisor import run_jobs
+    from coursekit.classroom.grading.supervisor import run_jobs
 
     here = [replace(job, notes=(*job.notes, str(why))) for job, why in refused.values()]
     at_a_time = max(1, min(len(here), os.cpu_count() or 1))
@@ -313,8 +312,7 @@ class _GpuWatch:
 
 
 def check_workers(client, scheduler: str) -> dict:
-    """The scheduler's workers; refuses a cluster where none is connected or one cannot
-    start grading processes."""
+    """The scheduler's workers; refuses a cluster where none is connected."""
     try:
         client.wait_for_workers(1, timeout=CONNECT_S)
     except TimeoutError:
@@ -322,22 +320,7 @@ def check_workers(client, scheduler: str) -> dict:
             f"no Dask worker is connected to {scheduler}: start some with "
             f"`dask worker {scheduler} --nthreads N` (see README, Grading on a cluster)"
         ) from None
-    # a worker that does not answer (it left, or it is broken) is not asked again: whatever
-    # it sends for a submission is checked anyway
-    facts = client.run(worker_facts, on_error="return")
-    daemonic = [a for a, f in facts.items() if isinstance(f, dict) and f.get("daemonic") is True]
-    if daemonic:
-        raise ClusterError(
-            f"the Dask workers at {', '.join(daemonic)} cannot start grading processes: "
-            "start them with `dask worker --no-nanny ...`, or with "
-            "DASK_DISTRIBUTED__WORKER__DAEMON=False in their environment"
-        )
     return _workers(client)
-
-
-def worker_facts() -> dict:
-    """Run on each worker by check_workers."""
-    return {"daemonic": bool(multiprocessing.current_process().daemon)}
 
 
 # --- the parcel: a job as plain data -----------------------------------------------------------
@@ -399,7 +382,7 @@ def grade_parcel(parcel: dict) -> bytes:
     bytes signed with this run's secret (cluster_reply.py): its body is
     {"version", "run", "submission", "result": dict or None, "problem": str,
      "graded": {name: base64}, "log": base64, "worker": {"address", "host", "sealing"}}."""
-    from coursekit.classroom.supervisor import Limits, run_jobs
+    from coursekit.classroom.grading.supervisor import Limits, run_jobs
     from coursekit.sealed.sandbox import layers
 
     spec = parcel["job"]
@@ -450,7 +433,7 @@ def _worker_secret() -> bytes | None:
 def _worker_pool():
     """This Dask worker's grading processes, kept between parcels: each warms once (PyTorch,
     nbgrader, the staged sealed side) and then grades parcel after parcel."""
-    from coursekit.classroom.supervisor import WorkerPool
+    from coursekit.classroom.grading.supervisor import WorkerPool
 
     pool = WorkerPool()
     atexit.register(pool.close)

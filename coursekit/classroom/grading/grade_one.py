@@ -18,7 +18,7 @@ were active there: "worker": {"address", "host", "sealing"}.
 
 Here the verdict is nbgrader's own (the submission runs in a kernel with the hidden tests,
 autograde writes a private gradebook, which is read back). A sealed grader replaces this
-function (see GRADER in classroom/grade.py), keeping the result's shape.
+function (see GRADER in classroom/grading/grade.py), keeping the result's shape.
 """
 
 from __future__ import annotations
@@ -34,11 +34,16 @@ from pathlib import Path
 from sqlalchemy.exc import SAWarning
 from traitlets.config import Config
 
-from coursekit.classroom import nbgrader_reuse
 from coursekit.classroom.course import Course
-from coursekit.classroom.outputs import incidents, read_cells, sealed_notes, status_and_message
-from coursekit.classroom.repair import repair_submission
-from coursekit.classroom.time_limits import SealedTimes
+from coursekit.classroom.grading import nbgrader_reuse
+from coursekit.classroom.grading.outputs import (
+    incidents,
+    read_cells,
+    sealed_notes,
+    status_and_message,
+)
+from coursekit.classroom.grading.repair import repair_submission
+from coursekit.classroom.grading.time_limits import SealedTimes
 from coursekit.sealed.sandbox import STAGE_ENV
 
 SEED_ENV = "MINIGRAD_COURSE_SEED"  # the hidden tests' grade() draws its values from this seed
@@ -133,7 +138,7 @@ def _autograde_config(course: Course, work: Path, db_url: str, job: Job) -> Conf
     from nbgrader.converters import Autograde
     from nbgrader.preprocessors import Execute
 
-    from coursekit.classroom.execute import ResilientExecute
+    from coursekit.classroom.grading.execute import ResilientExecute
 
     config = Config()
     config.CourseDirectory.db_url = db_url

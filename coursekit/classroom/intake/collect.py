@@ -30,13 +30,13 @@ from nbgrader.plugins import FileNameCollectorPlugin
 from traitlets import Unicode
 from traitlets.config import Config
 
-from coursekit.classroom import exchange
 from coursekit.classroom.course import check_result
 from coursekit.classroom.deadlines import record_submission
-from coursekit.classroom.download import SafeExtractor
-from coursekit.classroom.intake import DEFAULT_LIMITS, Limits
+from coursekit.classroom.intake import exchange
+from coursekit.classroom.intake.download import SafeExtractor
+from coursekit.classroom.intake.file_limits import DEFAULT_LIMITS, Limits
+from coursekit.classroom.intake.roster import Matcher, read_roster
 from coursekit.classroom.quiet import nbgrader_log
-from coursekit.classroom.roster import Matcher, read_roster
 
 MOODLE_FOLDER = re.compile(r"^(?P<name>.+?)_\d+_assignsubmission_\w*$")
 CANVAS_FILE = re.compile(r"^(?P<name>[^_]+)(?P<late>_LATE)?(?:_\d+)+_(?P<file_id>.+)$")
@@ -70,6 +70,15 @@ class RosterCollector(FileNameCollectorPlugin):
             canvas = CANVAS_FILE.match(relative.parts[0])
             if canvas and canvas["late"]:  # Canvas's own mark, whatever our due date says
                 self.late.add(student)
+        released = self._released()
+        if owners and not any(Path(file_id).name in released for _, file_id in owners):
+            # nbgrader would collect them under names grading never looks at
+            problems.append(
+                f"none of the download's {len(owners)} notebook(s) is one of "
+                f"{self.parent.coursedir.assignment_id}'s ({', '.join(sorted(released))}); "
+                "none collected: is it the download of another assignment?"
+            )
+            owners = {}
         plan = {}
         for (student, file_id), paths in owners.items():
             if len(paths) > 1:
@@ -82,6 +91,14 @@ class RosterCollector(FileNameCollectorPlugin):
             plan[paths[0]] = {"student_id": student, "file_id": file_id}
         self.tops = {p: Path(p).relative_to(root).parts[0] for p in plan}
         return plan, problems
+
+    def _released(self) -> set[str]:
+        """The assignment's notebooks, as nbgrader's zip_collect names them."""
+        from nbgrader.utils import find_all_notebooks
+
+        coursedir = self.parent.coursedir
+        folder = coursedir.format_path(coursedir.release_directory, ".", coursedir.assignment_id)
+        return set(find_all_notebooks(folder))
 
     def _identify(self, relative: Path) -> tuple[str, str]:
         """(name, file id): the name from the top-level name alone; a file inside a folder or

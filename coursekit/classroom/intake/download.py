@@ -21,7 +21,7 @@ from pathlib import Path, PurePosixPath
 from nbgrader.plugins import ExtractorPlugin
 from traitlets import Int, Unicode
 
-from coursekit.classroom.intake import (
+from coursekit.classroom.intake.file_limits import (
     Budget,
     Limits,
     Unsafe,

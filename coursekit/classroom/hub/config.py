@@ -4,8 +4,10 @@ Every value is written as a Python literal (the `py` filter: repr of str, int, l
 never pasted as text. The files:
 
 - jupyterhub_config.py: LocalProcessSpawner (each person's JupyterLab as their own Unix user),
-  the authenticator, the proxy, and a pre-spawn hook giving the instructor the course's
-  nbgrader configuration and everyone else the students'.
+  the authenticator, the proxy (Traefik, started and configured by jupyterhub-traefik-proxy
+  from files in the hub's folder; its API on localhost, behind a password), and a pre-spawn
+  hook giving the instructor the course's nbgrader configuration and everyone else the
+  students'.
 - <role>/nbgrader_config.py: the course id and the exchange (and, for the instructor, the
   course directory and its own nbgrader_config.py), on the servers' JUPYTER_CONFIG_PATH.
 - instructor/jupyter_server_config.json: the Formgrader may be framed by the instructor's
@@ -17,6 +19,7 @@ never pasted as text. The files:
 from __future__ import annotations
 
 import json
+import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,9 +35,14 @@ c = get_config()  # noqa: F821
 
 c.JupyterHub.bind_url = {{ bind_url|py }}
 c.JupyterHub.hub_bind_url = {{ hub_bind_url|py }}
-c.ConfigurableHTTPProxy.api_url = {{ proxy_api_url|py }}
-c.ConfigurableHTTPProxy.command = {{ proxy_command|py }}
-c.ConfigurableHTTPProxy.pid_file = {{ (state ~ "/proxy.pid")|py }}
+c.JupyterHub.proxy_class = "traefik_file"
+c.TraefikProxy.traefik_api_url = {{ proxy_api_url|py }}
+c.TraefikProxy.traefik_api_password = {{ proxy_api_password|py }}
+c.TraefikFileProviderProxy.static_config_file = {{ (state ~ "/traefik.toml")|py }}
+c.TraefikFileProviderProxy.dynamic_config_file = {{ (state ~ "/traefik-routes.toml")|py }}
+# a class's server may be offline: Traefik asks for nothing on the internet
+c.TraefikProxy.extra_static_config = {"global": {"checkNewVersion": False,
+                                                 "sendAnonymousUsage": False}}
 c.JupyterHub.db_url = {{ ("sqlite:///" ~ state ~ "/jupyterhub.sqlite")|py }}
 c.JupyterHub.cookie_secret_file = {{ (state ~ "/jupyterhub_cookie_secret")|py }}
 c.JupyterHub.pid_file = {{ (state ~ "/jupyterhub.pid")|py }}
@@ -127,13 +135,13 @@ class HubSettings:
     bind_url: str
     hub_bind_url: str
     proxy_api_url: str
-    proxy_command: list[str]
     singleuser: str
     authenticator: str
     auth_note: str
     auth_settings: dict = field(default_factory=dict)
     spawner_settings: dict = field(default_factory=dict)
     start_timeout: int = 120
+    proxy_api_password: str = field(default_factory=lambda: secrets.token_urlsafe(32))
 
 
 def write_configs(s: HubSettings) -> Path:

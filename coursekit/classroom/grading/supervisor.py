@@ -1,14 +1,16 @@
 """Run grading jobs in worker processes, N at a time, within a time and memory budget.
 
 Workers are forked from a multiprocessing fork server that has imported nbgrader and torch
-once. A worker then grades one job after another (up to JOBS_PER_WORKER), so what the first
-grading warms (PyTorch's reference on first use, nbgrader's schemas and database mappings,
-the sealed run's staged files) is paid once per worker, not once per submission. A job goes
-to its worker, and its result comes back, as JSON text (never a pickle). The supervisor
-stops a worker, with every process it started (the kernel included), when its job exceeds
-its wall-clock time or when their memory together exceeds the cap, and the next job gets a
-fresh worker; every address space is also limited to the cap (RLIMIT_AS), so a runaway
-allocation fails inside the kernel before the machine runs out. A worker that dies is
+once. Where multiprocessing may not start processes (a daemonic process: the worker of a Dask
+nanny, `dask worker`'s default), each is a fresh interpreter started with subprocess instead,
+importing the same modules itself. A worker then grades one job after another (up to
+JOBS_PER_WORKER), so what the first grading warms (PyTorch's reference on first use, nbgrader's
+schemas and database mappings, the sealed run's staged files) is paid once per worker, not once
+per submission. A job goes to its worker, and its result comes back, as JSON text (never a
+pickle). The supervisor stops a worker, with every process it started (the kernel included),
+when its job exceeds its wall-clock time or when their memory together exceeds the cap, and the
+next job gets a fresh worker; every address space is also limited to the cap (RLIMIT_AS), so a
+runaway allocation fails inside the kernel before the machine runs out. A worker that dies is
 reported, never waited for. Results come back in completion order.
 
 Student code never runs in a worker: it runs in nbgrader's kernel or in the sealed child,
@@ -26,14 +28,17 @@ import os
 import resource
 import shutil
 import signal
+import socket
+import subprocess
 import sys
 import tempfile
 import threading
 import time
 import traceback
+import weakref
 from collections import deque
 from dataclasses import dataclass
-from multiprocessing.connection import wait
+from multiprocessing.connection import Connection, wait
 from pathlib import Path
 
 import psutil
@@ -42,8 +47,8 @@ import psutil
 # the sealed grader's PyTorch reference, `import torch`, as long). Only imported: nothing
 # runs on PyTorch's threads before a fork.
 PRELOAD = [
-    "coursekit.classroom.grade_one",
-    "coursekit.classroom.execute",
+    "coursekit.classroom.grading.grade_one",
+    "coursekit.classroom.grading.execute",
     "autograder.catalogue",
     "nbgrader.converters",
     "nbgrader.apps",
@@ -65,7 +70,7 @@ class Limits:
 
 @dataclass
 class _Worker:
-    process: multiprocessing.Process
+    process: multiprocessing.Process | _Interpreter
     conn: object  # duplex: jobs out, results back
     memory_mb: int
     jobs: int = 0
@@ -128,6 +133,8 @@ class WorkerPool:
     files is this pool's: removed by close(), also for a worker that was killed."""
 
     def __init__(self):
+        # a daemonic process may start processes, but not through multiprocessing
+        self._fresh = multiprocessing.current_process().daemon
         self._context = multiprocessing.get_context("forkserver")
         self._context.set_forkserver_preload(PRELOAD)
         self._idle: list[_Worker] = []
@@ -143,6 +150,8 @@ class WorkerPool:
                 if worker.memory_mb == memory_mb and worker.process.is_alive():
                     return worker
                 _retire(worker)
+        if self._fresh:
+            return _Interpreter.start(memory_mb, self._stage)
         ours, theirs = self._context.Pipe(duplex=True)
         process = self._context.Process(
             target=_serve, args=(theirs, memory_mb, str(self._stage)), daemon=False
@@ -170,6 +179,64 @@ class WorkerPool:
         for worker in idle:
             _retire(worker)
         shutil.rmtree(self._stage, ignore_errors=True)
+
+
+class _Interpreter:
+    """A worker as a fresh interpreter (subprocess), with what run_jobs uses of a
+    multiprocessing.Process: pid, sentinel (a pidfd), is_alive, join, exitcode."""
+
+    def __init__(self, popen: subprocess.Popen):
+        self._popen, self.pid = popen, popen.pid
+        self.sentinel = os.pidfd_open(popen.pid)
+        weakref.finalize(self, os.close, self.sentinel)
+
+    @classmethod
+    def start(cls, memory_mb: int, stage: Path) -> _Worker:
+        ours, theirs = socket.socketpair()
+        command = f"from {__name__} import serve_inherited; serve_inherited()"
+        # what a multiprocessing child is given: where to import from, and its job
+        arguments = json.dumps({"fd": theirs.fileno(), "memory_mb": memory_mb, "stage": str(stage),
+                                "parent": os.getpid(), "sys_path": sys.path})  # fmt: skip
+        popen = subprocess.Popen(
+            [sys.executable, "-c", command, arguments], pass_fds=[theirs.fileno()]
+        )
+        theirs.close()
+        conn = Connection(ours.detach())
+        # ready once it has imported what a fork server's child would have inherited (a job's
+        # time starts then, as it does for a forked worker)
+        try:
+            conn.recv_bytes()
+        except EOFError:
+            popen.wait()
+            raise RuntimeError(
+                f"a grading process ended as it started (exit code {popen.returncode}): "
+                "what it said is in the Dask worker's log"
+            ) from None
+        return _Worker(cls(popen), conn, memory_mb)
+
+    def is_alive(self) -> bool:
+        return self._popen.poll() is None
+
+    def join(self, timeout: float | None = None) -> None:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._popen.wait(timeout)
+
+    @property
+    def exitcode(self) -> int | None:
+        return self._popen.poll()  # negative for a signal, as multiprocessing's
+
+
+def serve_inherited() -> None:
+    """A fresh interpreter's worker (_Interpreter): the modules a fork server would have
+    imported, then _serve on the connection it inherited."""
+    arguments = json.loads(sys.argv[1])
+    sys.path[:] = arguments["sys_path"]
+    for module in PRELOAD:
+        importlib.import_module(module)
+    conn = Connection(arguments["fd"])
+    conn.send_bytes(b"ready")
+    _serve(conn, arguments["memory_mb"], arguments["stage"],
+           parent=arguments["parent"])  # fmt: skip
 
 
 def _remove_stale_stages() -> None:
@@ -202,7 +269,7 @@ def _retire(worker: _Worker) -> None:
 
 
 def _job_message(grader: str, job, log: Path) -> bytes:
-    from coursekit.classroom.grade_one import job_as_data
+    from coursekit.classroom.grading.grade_one import job_as_data
 
     return json.dumps({"grader": grader, "job": job_as_data(job), "log": str(log)}).encode()
 
@@ -235,11 +302,15 @@ def _check(run: _Running, limits: Limits):
     return None
 
 
-def _serve(conn, memory_mb: int, stage: str) -> None:
-    """A worker: grade each job it is sent, until its supervisor closes the pipe."""
-    _die_with_parent()
+def _serve(conn, memory_mb: int, stage: str, parent: int | None = None) -> None:
+    """A worker: grade each job it is sent, until its supervisor closes the pipe. parent: the
+    supervisor's pid, where it started this worker itself (a fresh interpreter)."""
+    if parent is None:
+        _die_with_parent()
+    else:
+        _watch_parent(parent)
     from autograder.observe import server_pids
-    from coursekit.classroom.grade_one import job_from_data
+    from coursekit.classroom.grading.grade_one import job_from_data
     from coursekit.sealed.sandbox import STAGE_ENV
 
     os.environ[STAGE_ENV] = stage
@@ -288,6 +359,20 @@ def _die_with_parent() -> None:
         pass
     if os.getppid() == 1:
         os._exit(1)
+
+
+def _watch_parent(parent: int) -> None:
+    """_die_with_parent for a worker whose parent is the supervisor: Linux's death signal
+    follows the thread that started the worker, and a Dask worker's task threads come and go,
+    so a thread of this worker watches the supervisor's process instead."""
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        _end_children()
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
 
 
 def _tree(pid: int) -> list[psutil.Process]:

@@ -19,19 +19,19 @@ import shutil
 import sys
 from contextlib import contextmanager, suppress
 
-from coursekit.classroom import forced
 from coursekit.classroom.deadlines import apply_penalties, submission_time
-from coursekit.classroom.grade_one import SEED_ENV, Job, blank_result
+from coursekit.classroom.grading import forced
+from coursekit.classroom.grading.grade_one import SEED_ENV, Job, blank_result
+from coursekit.classroom.grading.supervisor import Limits, run_jobs
+from coursekit.classroom.grading.template_gradebook import build_template
+from coursekit.classroom.grading.time_limits import SealedTimes
+from coursekit.classroom.grading.writer import BatchWriter
 from coursekit.classroom.printable import printable
 from coursekit.classroom.progress import Progress
 from coursekit.classroom.runs import ensure_table, fingerprint, latest_runs
-from coursekit.classroom.supervisor import Limits, run_jobs
-from coursekit.classroom.template import build_template
-from coursekit.classroom.time_limits import SealedTimes
-from coursekit.classroom.writer import BatchWriter
 
 # The function that makes the verdict for one submission ("module:function", job -> result).
-GRADER = "coursekit.classroom.grade_one:grade_submission"
+GRADER = "coursekit.classroom.grading.grade_one:grade_submission"
 
 
 def grade_class(
@@ -129,7 +129,7 @@ def _executor(course, workers, limits, grader, cluster, stream):
     logs = course.work / "logs"
     scheduler, insecure = cluster
     if scheduler:
-        from coursekit.classroom.cluster import run_jobs_on_dask
+        from coursekit.classroom.grading.cluster import run_jobs_on_dask
 
         return lambda jobs: run_jobs_on_dask(
             course, jobs, scheduler, limits, grader, logs, stream, insecure
@@ -212,7 +212,7 @@ def _fresh_seed() -> int:
 def sealing_notice(course) -> str:
     """For the instructor, once per `grade`: the sandbox layers this machine does not give a
     sealed course's grading, and how to get them; empty when none is missing."""
-    from coursekit.classroom.grade_one import _is_sealed
+    from coursekit.classroom.grading.grade_one import _is_sealed
     from coursekit.sealed import sandbox
 
     missing = {name: state for name, state in sandbox.layers().items() if state != "active"}

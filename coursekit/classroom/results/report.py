@@ -14,9 +14,9 @@ from pathlib import Path
 from jinja2 import Environment
 from markupsafe import Markup
 
-from coursekit.classroom.export import problems
+from coursekit.classroom.results.export import problems
+from coursekit.classroom.results.table import class_scores
 from coursekit.classroom.safe_html import policy_meta
-from coursekit.classroom.table import class_scores
 
 TOP_MESSAGES = 12
 # the report's size budget: what a submission's run says is cut to this, so one submission's

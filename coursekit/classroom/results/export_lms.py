@@ -46,8 +46,8 @@ import re
 from pathlib import Path
 
 from coursekit.classroom import scores as read
+from coursekit.classroom.results.table import ClassScores, class_scores
 from coursekit.classroom.spreadsheet import cell_text, write_csv
-from coursekit.classroom.table import ClassScores, class_scores
 
 CANVAS_IDS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 MOODLE_IDS = ("ID number", "Email address", "First name", "Last name")
@@ -166,7 +166,7 @@ def _score(book: ClassScores, student: str, assignment: str) -> str:
 
 def _feedback(book: ClassScores, student: str, assignment: str) -> str:
     """In words: missing, late and the penalty, problems ("" for work graded cleanly on time)."""
-    from coursekit.classroom.export import problems
+    from coursekit.classroom.results.export import problems
 
     if (student, assignment) not in book.scores:
         return "not handed in"

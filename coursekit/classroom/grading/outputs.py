@@ -81,7 +81,7 @@ def _sealed_facts(cell, verdict: dict, seed: int) -> dict:
 
 def incidents(folder: Path) -> list[str]:
     """One sentence per cell whose kernel died or that ran past the cell time limit."""
-    from coursekit.classroom.execute import KERNEL_DIED
+    from coursekit.classroom.grading.execute import KERNEL_DIED
 
     found = []
     for path in sorted(folder.glob("*.ipynb")) if folder.is_dir() else []:

@@ -34,32 +34,44 @@ class RosterError(SystemExit):
 
 
 def read_roster(path: Path) -> list[dict]:
-    """The roster's rows; RosterError (a message, not a traceback) for an id that is empty,
-    could name a path (`/`, `\\`, `.`, `..`), holds control characters, or repeats, a row
-    with more fields than the header, or a file that is not UTF-8."""
+    """The roster's rows; RosterError (a message, not a traceback) naming every bad line at
+    once: an id that is empty, could name a path (`/`, `\\`, `.`, `..`), holds control
+    characters, or repeats, a row with more fields than the header, markup in a name, an LMS
+    field that cannot be exported; or a file that is not UTF-8."""
+    problems: list[tuple[int, str]] = []  # (line, why)
     try:
         with open(path, newline="", encoding="utf-8-sig") as handle:
             reader = csv.DictReader(handle)
-            rows = []
+            rows, lines = [], []
             for row in reader:
                 line = reader.line_num
                 if None in row:  # DictReader files surplus fields under the key None
-                    raise RosterError(f"{path}, line {line}: more fields than the header names")
+                    problems.append((line, "more fields than the header names"))
+                    continue
                 clean = {k.strip(): (v or "").strip() for k, v in row.items()}
                 rows.append(clean)
-                if "id" in clean:
-                    _check_id(path, line, clean["id"])
-                _check_names(path, line, clean)
-                _check_lms_fields(path, line, clean)
+                lines.append(line)
+                why = id_problem(clean["id"]) if "id" in clean else ""
+                if why:
+                    problems.append((line, f"{why}; ids are folder names in the course"))
+                problems += [(line, why) for why in _name_problems(clean)]
+                problems += [(line, why) for why in _lms_problems(clean)]
     except UnicodeDecodeError as exc:
         raise RosterError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); save "
                           "the roster as CSV UTF-8") from None  # fmt: skip
     if rows and "id" not in rows[0]:
         raise RosterError(f"{path}: the roster needs an 'id' column (found {', '.join(rows[0])})")
     ids = [row["id"] for row in rows]
-    repeated = sorted({i for i in ids if ids.count(i) > 1})
-    if repeated:
-        raise RosterError(f"{path}: student ids listed twice: {', '.join(repeated)}")
+    for student in sorted({i for i in ids if ids.count(i) > 1}):
+        twice = [line for line, i in zip(lines, ids) if i == student]
+        problems.append((twice[1], f"student id {student!r} listed twice (first on line "
+                                   f"{twice[0]})"))  # fmt: skip
+    if len(problems) == 1:
+        ((line, why),) = problems
+        raise RosterError(f"{path}, line {line}: {why}")
+    if problems:
+        listed = "\n".join(f"{path}, line {line}: {why}" for line, why in sorted(problems))
+        raise RosterError(f"{path}: {len(problems)} problems to fix, then run again:\n{listed}")
     return rows
 
 
@@ -77,43 +89,36 @@ def id_problem(student_id: str) -> str:
     return ""
 
 
-def _check_id(path: Path, line: int, student_id: str) -> None:
-    why = id_problem(student_id)
-    if why:
-        raise RosterError(f"{path}, line {line}: {why}; ids are folder names in the course")
-
-
-def _check_names(path: Path, line: int, row: dict) -> None:
+def _name_problems(row: dict) -> list[str]:
     """nbgrader's Formgrader prints names and ids into its pages unescaped (its templates'
     submission header, a JavaScript string): refuse what would be markup there."""
-    for field in ("first_name", "last_name", "email", "lms_name"):
-        if set(row.get(field, "")) & NAME_MARKUP:
-            raise RosterError(
-                f"{path}, line {line}: the {field} {row[field]!r} holds one of "
-                f"{''.join(sorted(NAME_MARKUP))}, which nbgrader's pages would read as markup"
-            )
+    return [
+        f"the {field} {row[field]!r} holds one of {''.join(sorted(NAME_MARKUP))}, which "
+        "nbgrader's pages would read as markup"
+        for field in ("first_name", "last_name", "email", "lms_name")
+        if set(row.get(field, "")) & NAME_MARKUP
+    ]
 
 
-def _check_lms_fields(path: Path, line: int, row: dict) -> None:
+def _lms_problems(row: dict) -> list[str]:
     """An LMS's ids and the section: printable, not too long, and no identifier an LMS would
     read as a formula (the export cannot escape one without changing what it matches)."""
+    problems = []
     for field in LMS_FIELDS:
         value = row.get(field, "")
         if any(unicodedata.category(ch).startswith("C") for ch in value):
-            raise RosterError(f"{path}, line {line}: the {field} {value!r} holds control "
-                              "characters")  # fmt: skip
+            problems.append(f"the {field} {value!r} holds control characters")
         if set(value) & NAME_MARKUP:
-            raise RosterError(f"{path}, line {line}: the {field} {value!r} holds one of "
-                              f"{''.join(sorted(NAME_MARKUP))}")  # fmt: skip
+            problems.append(f"the {field} {value!r} holds one of {''.join(sorted(NAME_MARKUP))}")
         if len(value) > LONGEST:
-            raise RosterError(f"{path}, line {line}: the {field} is longer than {LONGEST} "
-                              "characters")  # fmt: skip
+            problems.append(f"the {field} is longer than {LONGEST} characters")
     for field in IDENTIFIERS:
         if row.get(field, "").startswith(FORMULA_STARTS):
-            raise RosterError(
-                f"{path}, line {line}: the {field} {row[field]!r} starts with "
-                f"{row[field][0]!r}, which a spreadsheet reads as a formula; an LMS id never does"
+            problems.append(
+                f"the {field} {row[field]!r} starts with {row[field][0]!r}, which a "
+                "spreadsheet reads as a formula; an LMS id never does"
             )
+    return problems
 
 
 def import_roster(gb, rows: list[dict]) -> None:
