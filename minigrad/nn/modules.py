@@ -5,9 +5,10 @@ import operator
 import warnings
 from collections import OrderedDict
 
+from .. import _dtypes
 from .. import _messages as msg
-from .. import ops
 from ..autograd import grad_mode
+from ..ops import unary, views
 from ..tensor import Tensor
 from . import functional as F
 from .parameter import Parameter
@@ -131,10 +132,10 @@ class Module:
         return self.to("cpu")
 
     def float(self):
-        return self.to(ops._dtypes.float32)
+        return self.to(_dtypes.float32)
 
     def double(self):
-        return self.to(ops._dtypes.float64)
+        return self.to(_dtypes.float64)
 
     def train(self, mode=True):
         object.__setattr__(self, "training", mode)
@@ -206,12 +207,12 @@ class ReLU(Module):
 
 class Tanh(Module):
     def forward(self, x):
-        return ops.tanh(x)
+        return unary.tanh(x)
 
 
 class Sigmoid(Module):
     def forward(self, x):
-        return ops.sigmoid(x)
+        return unary.sigmoid(x)
 
 
 class Softmax(Module):
@@ -232,7 +233,7 @@ class Flatten(Module):
         self.start_dim, self.end_dim = start_dim, end_dim
 
     def forward(self, x):
-        return ops.flatten(x, self.start_dim, self.end_dim)
+        return views.flatten(x, self.start_dim, self.end_dim)
 
     def extra_repr(self):
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
