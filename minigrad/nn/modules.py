@@ -6,9 +6,10 @@ import warnings
 from collections import OrderedDict, namedtuple
 from collections.abc import Iterable, Mapping
 
+from .. import _dtypes
 from .. import _messages as msg
-from .. import ops
 from ..autograd import grad_mode
+from ..ops import unary, views
 from ..tensor import Tensor
 from . import functional as F
 from .parameter import Parameter
@@ -189,10 +190,10 @@ class Module:
         return self.to("cpu")
 
     def float(self):
-        return self.to(ops._dtypes.float32)
+        return self.to(_dtypes.float32)
 
     def double(self):
-        return self.to(ops._dtypes.float64)
+        return self.to(_dtypes.float64)
 
     def train(self, mode=True):
         object.__setattr__(self, "training", mode)
@@ -324,12 +325,12 @@ class ReLU(Module):
 
 class Tanh(Module):
     def forward(self, x):
-        return ops.tanh(x)
+        return unary.tanh(x)
 
 
 class Sigmoid(Module):
     def forward(self, x):
-        return ops.sigmoid(x)
+        return unary.sigmoid(x)
 
 
 class Softmax(Module):
@@ -350,7 +351,7 @@ class Flatten(Module):
         self.start_dim, self.end_dim = start_dim, end_dim
 
     def forward(self, x):
-        return ops.flatten(x, self.start_dim, self.end_dim)
+        return views.flatten(x, self.start_dim, self.end_dim)
 
     def extra_repr(self):
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
@@ -551,7 +552,7 @@ def _convert_buffer(b, args, kwargs):
     """buffer.to(...) as Module._apply does it: a dtype only for floating-point buffers."""
     if b.is_floating_point():
         return b.to(*args, **kwargs)
-    args = [a for a in args if not isinstance(a, ops._dtypes.dtype)]
+    args = [a for a in args if not isinstance(a, _dtypes.dtype)]
     kwargs = {k: v for k, v in kwargs.items() if k != "dtype"}
     return b.to(*args, **kwargs) if args or kwargs else b
 

@@ -99,7 +99,7 @@ class DataLoader:
 
 def _collate(samples):
     """default_collate of a batch: tensors stacked, tuples collated field by field (a list)."""
-    from ..ops import stack
+    from ..ops.joining import stack
 
     first = samples[0]
     if isinstance(first, Tensor):
