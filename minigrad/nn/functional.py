@@ -8,7 +8,8 @@ import numpy as np
 from .. import _dtypes
 from .. import _messages as msg
 from ..autograd.graph import Node
-from ..ops import arithmetic, inplace, linalg, reductions, unary, views
+from ..ops import arithmetic, linalg, reductions, unary, views
+from ..ops import inplace as in_place  # `inplace` is F.relu's argument
 from ..ops._common import (
     _arr,
     _check_broadcast,
@@ -24,7 +25,7 @@ from ..tensor import Tensor
 
 
 def relu(input, inplace=False):  # noqa: A002
-    return inplace.relu_(input) if inplace else unary.relu(input)
+    return in_place.relu_(input) if inplace else unary.relu(input)
 
 
 def softplus(input, beta=1.0, threshold=20.0):  # noqa: A002
@@ -60,7 +61,7 @@ def linear(input, weight, bias=None):  # noqa: A002
         raise RuntimeError(msg.linear_dims(input._data.ndim, weight._data.ndim))
     if input._data.ndim != 2 and bias is not None:
         if not input._data.flags.c_contiguous:  # PyTorch: matmul, then an in-place add_
-            return inplace.add_(linalg.matmul(input, weight.t()), bias)
+            return in_place.add_(linalg.matmul(input, weight.t()), bias)
         *lead, k = input._data.shape
         flat = views.reshape(input, math.prod(lead), k)
         return views.view(linear(flat, weight, bias), *lead, weight._data.shape[0])
