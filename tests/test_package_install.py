@@ -62,9 +62,15 @@ def pip_install(site: Path, *what: str, cwd: Path) -> None:
 def build_wheel(root: Path) -> Path:
     """The instructor's wheel, built in root from a copy of this checkout."""
     source = root / "source"  # pip builds in the tree it is given: a copy, not the checkout
-    shutil.copytree(CHECKOUT, source, ignore=shutil.ignore_patterns(
-        ".git", ".venv", "build", "*.egg-info", "__pycache__", "test-artifacts", "results",
-        "my_assignments", ".pytest_cache", ".ruff_cache", ".hypothesis"))  # fmt: skip
+    skipped = shutil.ignore_patterns(
+        ".git", ".venv", "build", "*.egg-info", "__pycache__", "test-artifacts",
+        "my_assignments", ".pytest_cache", ".ruff_cache", ".hypothesis")  # fmt: skip
+
+    def ignore(folder, names):  # bench's results, never coursekit/classroom/results
+        bench = Path(folder) == CHECKOUT / "bench"
+        return set(skipped(folder, names)) | ({"results"} & set(names) if bench else set())
+
+    shutil.copytree(CHECKOUT, source, ignore=ignore)
     build = [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
              "-w", str(root / "dist"), str(source)]  # fmt: skip
     subprocess.run(build, check=True, capture_output=True, cwd=root)
