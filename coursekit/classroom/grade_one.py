@@ -202,6 +202,7 @@ def _read_private_gradebook(db_url: str, course_id: str, job: Job, facts: dict, 
                         "status": status,
                         "message": message,
                         "needs_manual_grade": bool(grade.needs_manual_grade),
+                        "diagnoses": (cell_facts or {}).get("diagnoses", []),
                     }
                 )
                 for scenario in (cell_facts or {}).get("scenarios", []):
