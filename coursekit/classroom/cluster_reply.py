@@ -36,6 +36,17 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
+class Diagnosis(_Strict):
+    """A likely mistake behind a failed cell (autograder/diagnoses.py)."""
+
+    bug: str
+    rule: str
+    text: str
+    confidence: float
+    scenario: str
+    evidence: str
+
+
 class Cell(_Strict):
     notebook: str
     cell: str
@@ -44,6 +55,7 @@ class Cell(_Strict):
     needs_manual_grade: bool
     status: str
     message: str
+    diagnoses: list[Diagnosis] = []
 
 
 class Comment(_Strict):

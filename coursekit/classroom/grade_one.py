@@ -6,7 +6,7 @@ gradebook writer, feedback, reports) reads the result, a plain JSON-able dict:
     {"student", "assignment", "seed", "status": "graded" | "graded with problems" | "not graded",
      "notes": [sentences], "timestamp": ISO text or None, "autograded_dir": str or None,
      "cells": [{"notebook", "cell", "score", "max_score", "needs_manual_grade", "status",
-                "message"}],
+                "message", "diagnoses": [the likely mistakes, autograder/diagnoses.py]}],
      "comments": [{"notebook", "cell", "auto_comment"}],
      "notebooks": [{"notebook", "late_penalty"}],
      "scenarios": [{"cell", "id", "passed"}], "seeds_seen": [int], "duration_s"}
