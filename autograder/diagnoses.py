@@ -33,8 +33,9 @@ MAX_SHOWN = 3
 _EXACT = re.compile(r"(True|False|None|-?\d{1,4}|'[A-Za-z_0-9]*'|torch\.\w+|device\('\w+'\))")
 _RAISED = re.compile(r"(?:stopped: )?raised (\w+)")
 _CATEGORIES = re.compile(r"\w+Warning(?:;\w+Warning)*")
-# a value a seed drew, inside an observation's label ("linspace(0, 1.3967040885153712)")
-_DRAWN = re.compile(r"-?\d+\.\d{3,}(?:e[+-]?\d+)?")
+# a number inside an observation's label, which a seed may have drawn ("linspace(0,
+# 1.3967040885153712)", "int32 with 2**31+2: a + v"): every one, the observation stays named
+_DRAWN = re.compile(r"\d+(?:\.\d+)?(?:e[+-]?\d+)?")
 
 
 def shape(field: str, reference: str, engine: str) -> str:
@@ -89,7 +90,8 @@ def load() -> dict:
 
 def diagnose(results, signatures: dict | None = None) -> list[dict]:
     """The likely mistakes behind `results` (a report's ScenarioResults), best first: each
-    {"bug", "rule", "text", "confidence", "scenario", "evidence"}; [] when nothing failed or
+    {"bug", "rule", "text", "confidence", "scenario", "evidence", "also"} ("also": the bugs
+    with the very same signature, which no observation tells apart); [] when nothing failed or
     nothing matches well. After the best match, another is named only where it matches well
     what the ones named leave unexplained (a student's engine may hold two mistakes)."""
     failed = keys(results)
@@ -104,7 +106,11 @@ def diagnose(results, signatures: dict | None = None) -> list[dict]:
         if not scored or -scored[0][0] < MIN_CONFIDENCE:
             break
         confidence, name = -scored[0][0], scored[0][1]
-        shown.append(_diagnosis(name, bugs[name], confidence, results))
+        found = _diagnosis(name, bugs[name], confidence, results)
+        # bugs no observation told apart when the signatures were computed: named too
+        same = bugs[name]["scenarios"]
+        found["also"] = sorted(n for n, s in bugs.items() if n != name and s["scenarios"] == same)
+        shown.append(found)
         failed = {
             sid: rest
             for sid, found in failed.items()

@@ -45,6 +45,7 @@ class Diagnosis(_Strict):
     confidence: float
     scenario: str
     evidence: str
+    also: list[str] = []
 
 
 class Cell(_Strict):
