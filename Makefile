@@ -14,26 +14,23 @@ ROSTER ?=
 INSTRUCTOR ?=
 HUB_ARGS ?=
 
-.PHONY: install test lint format bench mutation diagnoses seeds record lab hub hub-arguments html check exercises rules demo clean
+.PHONY: install test lint format bench mutation diagnoses seeds record lab hub hub-arguments html check exercises rules demo clean gpu-check
 
 install: $(STAMP)
 
 # Each step says what it does and about how long is left (measured here: ~2 minutes in all,
 # nearly all of it step 3, PyTorch's download the first time).
 $(STAMP): pyproject.toml
-	@echo "install 1/5: a virtual environment in $(VENV) (seconds; about 2 minutes in all)"
+	@echo "install 1/4: a virtual environment in $(VENV) (seconds; about 2 minutes in all)"
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	@echo "install 2/5: an up-to-date pip (about 10 s)"
+	@echo "install 2/4: an up-to-date pip (about 10 s)"
 	@$(BIN)/python -m pip install -q --upgrade pip
-	@echo "install 3/5: the course and its dependencies, PyTorch, JupyterLab, nbgrader (about" \
-		"2 minutes the first time, longer on a slow network; nothing shows until it is done)"
+	@echo "install 3/4: the course and its dependencies, PyTorch, JupyterLab, nbgrader," \
+		"JupyterHub and its proxy (about 2 minutes the first time, longer on a slow network;" \
+		"nothing shows until it is done)"
 	@$(BIN)/python -m pip install -q -e '.[dev]'
-	@echo "install 4/5: the Jupyter kernel (seconds)"
+	@echo "install 4/4: the Jupyter kernel (seconds)"
 	@$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
-	@echo "install 5/5: JupyterHub's proxy from npm, for make hub (about 20 s)"
-	@# JupyterHub's proxy (`make hub`, tests/test_hub.py), from npm, inside the venv
-	@command -v npm >/dev/null && npm install -q --no-audit --no-fund --prefix $(VENV)/node \
-		configurable-http-proxy@4 >/dev/null || echo "no npm: make hub needs configurable-http-proxy"
 	@touch $@
 	@echo "installed: $(VENV) is ready"
 
@@ -112,3 +109,11 @@ demo: install
 
 clean:
 	rm -rf $(VENV) build site .pytest_cache .ruff_cache .hypothesis
+
+# Everything CUDA on this machine's GPU (bench/gpu: the catalogue against PyTorch CUDA, the
+# hidden tests' CUDA cells through the sealed run, the lectures' GPU cells, GPU bench rows):
+# one JSON file (GPU_CHECK_JSON) and a last line `gpu-check: ...`. Without a GPU it says so
+# and exits 0. No install step: a lent GPU machine runs `python3 -m bench.gpu` the same way.
+GPU_CHECK_JSON ?= build/gpu-check.json
+gpu-check:
+	$(if $(wildcard $(BIN)/python),$(BIN)/python,$(PYTHON)) -m bench.gpu --json $(GPU_CHECK_JSON)

@@ -81,18 +81,28 @@ def defined_names(source: str) -> set[str]:
     return names
 
 
+def went_on(exc: BaseException, source: str) -> str | None:
+    """The line a cell whose `source` raised `exc` says where the lecture goes on past it,
+    remembering the names the cell would have defined; None for any other error (the cell
+    fails). The kernel's handler below, and a run of the cells without a kernel
+    (bench.gpu.lectures), both decide here."""
+    line = why_stopped(exc)
+    if line is not None:
+        name = getattr(exc, "name", None)
+        reason = _unmade[name] if isinstance(exc, NameError) else _missing_part(exc)
+        for made in defined_names(source):
+            _unmade.setdefault(made, reason)
+    return line
+
+
 def _handler(shell, etype, value, tb, tb_offset=None):
-    line = why_stopped(value)
+    result = getattr(shell.displayhook, "exec_result", None)
+    line = went_on(value, (result.info.raw_cell or "") if result is not None else "")
     if line is None:  # not ours: the usual traceback, and the cell fails
         stb = shell.InteractiveTB.structured_traceback(etype, value, tb, tb_offset=tb_offset)
         shell._showtraceback(etype, value, stb)
         return None
-    result = getattr(shell.displayhook, "exec_result", None)
     if result is not None:
-        name = getattr(value, "name", None)
-        reason = _unmade[name] if isinstance(value, NameError) else _missing_part(value)
-        for made in defined_names(result.info.raw_cell or ""):
-            _unmade.setdefault(made, reason)
         result.error_in_exec = None  # the cell counts as run: the lecture goes on
     print(line)
     return None

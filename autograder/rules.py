@@ -74,6 +74,22 @@ RULES = {
     "float64 stays, ints give int64, 0-d tensors and scalars do not promote float32).",
     "N3": "repr matches PyTorch for float, integer and bool tensors up to 2-D, with the "
     "requires_grad, grad_fn, dtype and device suffixes.",
+    "N4": "The nn, optim and data APIs of a training script (ModuleList, Sequential item "
+    "assignment, buffers, state_dict and load_state_dict of modules and optimizers, AdamW, "
+    "BCEWithLogitsLoss, ReLU(inplace=True), requires_grad_ of a module, TensorDataset and "
+    "DataLoader) behave as PyTorch's, refusals and their texts included.",
+    # Extending autograd
+    "X1": "Function.apply runs forward with grad mode off and records one node named "
+    "<Name>Backward, which is the ctx: needs_input_grad, saved_tensors and what forward stored "
+    "on it are read there, and outputs' gradients that never came are zeros.",
+    "X2": "A custom backward returns one gradient per forward input (None for an input that is not "
+    "a tensor); a shape its input broadcasts to is summed down and the dtype cast, anything else "
+    "raises PyTorch's text.",
+    "X3": "A tensor kept with save_for_backward and changed in place before backward fails with "
+    "the version-counter error naming the custom node.",
+    "X4": "An input returned as it is comes back as a view that refuses in-place writes; an input "
+    "written in place must be passed to mark_dirty, which takes over its history and is refused "
+    "on a leaf that requires grad.",
 }
 
 RULE_IDS = tuple(RULES)
@@ -85,6 +101,7 @@ TOPICS = {
     "R": "Rebuilding tensors",
     "V": "Devices and dtypes",
     "N": "Values, dtypes and printing",
+    "X": "Extending autograd with Function",
 }
 
 

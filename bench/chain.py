@@ -16,11 +16,11 @@ SCALE, SHIFT = 1.0001, 0.5
 TARGET_VS_TORCH = 1.00
 
 
-def engine_chain(T, x0: np.ndarray, steps: int):
+def engine_chain(T, x0: np.ndarray, steps: int, device: str = "cpu"):
     """Prepare function for torch or minigrad: a fresh leaf, then the timed forward+backward."""
 
     def prepare():
-        x = T.tensor(x0, requires_grad=True)
+        x = T.tensor(x0, requires_grad=True, device=device)
 
         def job():
             y = x
@@ -52,20 +52,33 @@ def numpy_chain(x0: np.ndarray, steps: int):
     return prepare
 
 
-def run(minigrad: Minigrad, *, steps: int = 2000, size: int = 16, budget_s: float = 1.0):
+def run(
+    minigrad: Minigrad,
+    *,
+    steps: int = 2000,
+    size: int = 16,
+    budget_s: float = 1.0,
+    device: str = "cpu",
+    sync=None,
+):
+    """Rows for torch, minigrad and (on the CPU) the NumPy bound; on a GPU every operation
+    is a kernel launch, so this measures launches; `sync` as in mlp.run."""
     import torch
 
     x0 = np.random.default_rng(0).uniform(-1, 1, size).astype(np.float32)
     prepares = {
-        "torch": engine_chain(torch, x0, steps),
-        "minigrad": engine_chain(minigrad.module, x0, steps)
+        "torch": engine_chain(torch, x0, steps, device),
+        "minigrad": engine_chain(minigrad.module, x0, steps, device)
         if minigrad.module
         else minigrad.reason,
-        "numpy": numpy_chain(x0, steps),
     }
+    if device == "cpu":
+        prepares["numpy"] = numpy_chain(x0, steps)
+    case = f"{steps} steps x{size}" + ("" if device == "cpu" else f" {device}")
     rows: list[Row] = time_engines(
-        "chain", f"{steps} steps x{size}", prepares, output_and_grad, rtol=1e-5, budget_s=budget_s
+        "chain", case, prepares, output_and_grad, rtol=1e-5, budget_s=budget_s, sync=sync
     )
-    mg = next(r for r in rows if r.engine == "minigrad")
-    set_target(mg, f"<={TARGET_VS_TORCH:.2f}x torch", mg.vs_torch, TARGET_VS_TORCH)
+    if device == "cpu":
+        mg = next(r for r in rows if r.engine == "minigrad")
+        set_target(mg, f"<={TARGET_VS_TORCH:.2f}x torch", mg.vs_torch, TARGET_VS_TORCH)
     return rows

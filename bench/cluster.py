@@ -47,7 +47,7 @@ COPIES = (2, 5)  # the class handed in twice, then five times: <id>, <id>-again1
 
 
 def run() -> list[Row]:
-    from coursekit.classroom.demo import build_class
+    from coursekit.classroom.setup.demo import build_class
 
     with tempfile.TemporaryDirectory(prefix="bench-cluster-", dir="/tmp") as tmp:
         with contextlib.redirect_stdout(io.StringIO()):
@@ -175,7 +175,7 @@ def _die_with_parent() -> None:
 def _wait_for_workers(address: str, n: int, keys: Path) -> None:
     from distributed import Client
 
-    from coursekit.classroom.cluster_keys import security
+    from coursekit.classroom.grading.cluster_keys import security
 
     with Client(address, timeout=60, security=security(keys)) as client:
         client.wait_for_workers(n, timeout=120)

@@ -118,9 +118,9 @@ def fill_gradebook(course, students=STUDENTS, seed=0) -> None:
 
 
 def run() -> list[Row]:
-    from coursekit.classroom.export import export_csv
-    from coursekit.classroom.report import write_report
-    from coursekit.classroom.table import grade_table
+    from coursekit.classroom.results.export import export_csv
+    from coursekit.classroom.results.report import write_report
+    from coursekit.classroom.results.table import grade_table
 
     with tempfile.TemporaryDirectory(prefix="bench-gradebook-") as tmp:
         started = time.perf_counter()
@@ -157,7 +157,7 @@ def writer_rate(course, students: list[str]) -> tuple[float, float]:
     machine changes less) that the one writer stores (grades, run records, a transaction per
     batch), for new submissions of assignment a1 by `students`, handed to it as fast as a
     cluster's workers would: what it sustains when it is the limit."""
-    from coursekit.classroom.writer import BatchWriter
+    from coursekit.classroom.grading.writer import BatchWriter
 
     with course.gradebook() as gb:
         (notebook,) = gb.find_assignment("a1").notebooks
@@ -218,8 +218,8 @@ def appeal_row(root: Path) -> Row:
     runs it (start-up, plan, one sealed grading, the penalties, the summary), target <15 s.
     The appealing student is graded once first, so the timed run is a true appeal (same
     files, same seed)."""
-    from coursekit.classroom import demo
-    from coursekit.classroom.init_course import init_course
+    from coursekit.classroom.setup import demo
+    from coursekit.classroom.setup.init_course import init_course
 
     with contextlib.redirect_stderr(io.StringIO()):
         course = init_course(root, cpu_only=True)

@@ -1,5 +1,8 @@
 """Training throughput: five SGD steps of a 784-512-256-10 ReLU MLP, batch 256, float32.
 
+On a GPU (device="cuda", `python -m bench.gpu`): minigrad on CuPy against PyTorch CUDA, at
+batch 4096, synchronised after each run; no NumPy bound there.
+
 The matrix products dominate, so an engine's own overhead shows as the gap to the NumPy
 bound. Target (issue 2): minigrad within 1.10x of the NumPy bound. Every engine starts
 from the same NumPy weights and data and takes the same steps, so losses, gradients and
@@ -39,14 +42,14 @@ def make_problem(batch: int, layers=LAYERS, seed: int = 0) -> Problem:
     return Problem(x, labels, params)
 
 
-def engine_training(T, problem: Problem, steps: int):
+def engine_training(T, problem: Problem, steps: int, device: str = "cpu"):
     """Prepare function for torch or minigrad. The gradients are cleared at the start of a
     step, so after the job they hold the last step's, for the cross-check."""
     F = T.nn.functional
 
     def prepare():
-        x, labels = T.tensor(problem.x), T.tensor(problem.labels)
-        params = [T.tensor(p, requires_grad=True) for p in problem.params]
+        x, labels = T.tensor(problem.x, device=device), T.tensor(problem.labels, device=device)
+        params = [T.tensor(p, requires_grad=True, device=device) for p in problem.params]
 
         def job():
             losses = []
@@ -128,20 +131,32 @@ def snapshot(result) -> dict[str, np.ndarray]:
 
 
 def run(
-    minigrad: Minigrad, *, steps: int = 5, batch: int = 256, layers=LAYERS, budget_s: float = 2.0
+    minigrad: Minigrad,
+    *,
+    steps: int = 5,
+    batch: int = 256,
+    layers=LAYERS,
+    budget_s: float = 2.0,
+    device: str = "cpu",
+    sync=None,
 ):
+    """Rows for torch, minigrad and (on the CPU) the NumPy bound; `sync` is called on the
+    clock after each run (a GPU's synchronise, see timing.measure)."""
     import torch
 
     problem = make_problem(batch, layers)
     prepares = {
-        "torch": engine_training(torch, problem, steps),
-        "minigrad": engine_training(minigrad.module, problem, steps)
+        "torch": engine_training(torch, problem, steps, device),
+        "minigrad": engine_training(minigrad.module, problem, steps, device)
         if minigrad.module
         else minigrad.reason,
-        "numpy": numpy_training(problem, steps),
     }
+    if device == "cpu":
+        prepares["numpy"] = numpy_training(problem, steps)
     case = f"{steps} steps {'-'.join(map(str, layers))} b{batch}"
-    rows = time_engines("mlp", case, prepares, snapshot, rtol=1e-4, budget_s=budget_s)
-    mg = next(r for r in rows if r.engine == "minigrad")
-    set_target(mg, f"<={TARGET_VS_NUMPY:.2f}x numpy", mg.vs_numpy, TARGET_VS_NUMPY)
+    case += "" if device == "cpu" else f" {device}"
+    rows = time_engines("mlp", case, prepares, snapshot, rtol=1e-4, budget_s=budget_s, sync=sync)
+    if device == "cpu":
+        mg = next(r for r in rows if r.engine == "minigrad")
+        set_target(mg, f"<={TARGET_VS_NUMPY:.2f}x numpy", mg.vs_numpy, TARGET_VS_NUMPY)
     return rows

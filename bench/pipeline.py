@@ -1,6 +1,6 @@
 """Grading throughput on the demo class: `minigrad-course grade` against plain nbgrader.
 
-The demo class (coursekit/classroom/demo.py: 14 notebook-submissions, broken files included)
+The demo class (coursekit/classroom/setup/demo.py: 14 notebook-submissions, broken files included)
 is built once and copied. The pipeline grades one copy with its default parallelism (one
 worker per core); plain `nbgrader autograde ASSIGNMENT --student ID`, through its CLI and one
 student at a time, grades the other. Each figure is total wall-clock time divided by the
@@ -29,8 +29,8 @@ TARGET_S = 3.0
 
 
 def run() -> list[Row]:
-    from coursekit.classroom.demo import build_class
-    from coursekit.classroom.grade import grade_class
+    from coursekit.classroom.grading.grade import grade_class
+    from coursekit.classroom.setup.demo import build_class
 
     with tempfile.TemporaryDirectory(prefix="bench-pipeline-") as tmp:
         with contextlib.redirect_stdout(io.StringIO()):

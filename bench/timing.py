@@ -37,6 +37,7 @@ def measure(
     max_runs: int = 30,
     budget_s: float = 1.0,
     warmup: bool = True,
+    sync: Callable[[], None] | None = None,
 ) -> dict[str, Timing]:
     """Times `prepares[name]()()` for every name; only the returned job is on the clock.
 
@@ -47,7 +48,8 @@ def measure(
     continue past `min_runs` until `budget_s` per engine of wall time or `max_runs`. The
     garbage collector stays on (an engine's cycles are part of its cost), but everything
     alive before a run is frozen out of its reach: otherwise the 10^5 objects of an imported
-    torch would be rescanned inside every engine's timed runs.
+    torch would be rescanned inside every engine's timed runs. `sync` (a GPU's synchronise)
+    runs on the clock after each job: a GPU job returns once its kernels are queued, not done.
     """
     unchecked = set(prepares)
     if warmup:
@@ -66,6 +68,8 @@ def measure(
                 gc.freeze()
                 wall, cpu = time.perf_counter(), time.process_time()
                 result = job()
+                if sync is not None:
+                    sync()
                 times[name].times_s.append(time.perf_counter() - wall)
                 times[name].cpu_s.append(time.process_time() - cpu)
                 if name in unchecked:

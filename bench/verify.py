@@ -8,9 +8,12 @@ class Mismatch(AssertionError):
 
 
 def to_numpy(value) -> np.ndarray:
-    """NumPy copy of an ndarray, a number, a list of numbers, or a torch/minigrad tensor."""
+    """NumPy copy of an ndarray (NumPy's or CuPy's), a number, a list of numbers, or a
+    torch/minigrad tensor on any device."""
     if hasattr(value, "detach"):
         value = value.detach().cpu().numpy()
+    elif hasattr(value, "__cuda_array_interface__") and hasattr(value, "get"):
+        value = value.get()  # a CuPy array: NumPy refuses to read GPU memory implicitly
     return np.array(value, copy=True)
 
 

@@ -29,7 +29,7 @@ import sys
 import time
 from pathlib import Path
 
-from coursekit.classroom.intake import DEFAULT_LIMITS, Limits
+from coursekit.classroom.intake.file_limits import DEFAULT_LIMITS, Limits
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -189,7 +189,7 @@ def _positive(text: str) -> float:
 def _sealed_options(grade) -> None:
     """Time limits on student code: sealed grading (the default) runs it in its own sandbox;
     a course that is not sealed runs it in nbgrader's kernel (--cell-timeout)."""
-    from coursekit.classroom.time_limits import SealedTimes
+    from coursekit.classroom.grading.time_limits import SealedTimes
 
     times = grade.add_argument_group("time limits on the student's code")
     for option, default, what in [
@@ -296,11 +296,10 @@ def _run(args) -> int:
             "student distribution (minigrad-course-student: start and check). An instructor "
             "installs the instructor's package: `pip install minigrad-course[course]`."
         )
-    from coursekit.classroom.course import Course, use_venv_tools
+    from coursekit.classroom.course import Course
 
-    use_venv_tools()
     if args.command == "init":
-        from coursekit.classroom.init_course import init_course
+        from coursekit.classroom.setup.init_course import init_course
 
         course = init_course(
             args.dir,
@@ -314,7 +313,7 @@ def _run(args) -> int:
         print(f"course ready in {course.root}: {', '.join(course.assignments())}")
         return 0
     if args.command == "demo":
-        from coursekit.classroom.demo import run_demo
+        from coursekit.classroom.setup.demo import run_demo
 
         return run_demo(args.dir, args.jobs)
     if args.command == "edition":
@@ -367,7 +366,7 @@ def _start(dest: Path) -> int:
 
 def _release(course, args) -> int:
     from coursekit.classroom.course import check_result
-    from coursekit.classroom.init_course import protect_inbound
+    from coursekit.classroom.setup.init_course import protect_inbound
 
     api = course.api()
     for assignment in args.assignments or course.assignments():
@@ -382,9 +381,9 @@ def _release(course, args) -> int:
 
 
 def _collect(course, args) -> int:
-    from coursekit.classroom import collect
+    from coursekit.classroom.intake import collect
+    from coursekit.classroom.intake.roster import import_roster, read_roster
     from coursekit.classroom.printable import printable
-    from coursekit.classroom.roster import import_roster, read_roster
 
     limits = Limits(int(args.max_mb * 2**20), args.max_files, args.max_ratio, args.max_depth)
     if args.roster:
@@ -413,14 +412,25 @@ def _collect(course, args) -> int:
           f"submissions ({in_all} of {assignment} in submitted/ in all)")  # fmt: skip
     for problem in collected.left_out:
         print(f"  left out: {printable(problem)}")
-    return 0
+    if collected.taken:
+        return 0
+    if collected.left_out:
+        raise SystemExit(
+            f"nothing collected for {assignment}: every entry of the download was left out "
+            "(each listed above); fix the roster (--roster) or the names (--pattern), or give "
+            f"the download of {assignment}, and run collect again"
+        )
+    raise SystemExit(
+        f"nothing collected for {assignment}: {printable(args.source.name)} holds no notebook "
+        f"(.ipynb); give the LMS's download of the submissions to {assignment}"
+    )
 
 
 def _grade(course, args) -> int:
-    from coursekit.classroom.grade import grade_class, hand_back, sealing_notice
-    from coursekit.classroom.supervisor import Limits
-    from coursekit.classroom.table import grade_summary
-    from coursekit.classroom.time_limits import SealedTimes
+    from coursekit.classroom.grading.grade import grade_class, hand_back, sealing_notice
+    from coursekit.classroom.grading.supervisor import Limits
+    from coursekit.classroom.grading.time_limits import SealedTimes
+    from coursekit.classroom.results.table import grade_summary
 
     sealed = SealedTimes(args.sealed_cell_timeout, args.scenario_timeout, args.sealed_run_timeout)
     started = time.time()
@@ -448,7 +458,7 @@ def _grade(course, args) -> int:
 
 
 def _cluster_keys(course, args) -> int:
-    from coursekit.classroom.cluster_keys import keys_folder, make_keys
+    from coursekit.classroom.grading.cluster_keys import keys_folder, make_keys
 
     folder = make_keys(keys_folder(course))
     print(
@@ -476,7 +486,7 @@ def _show_logs(folder: Path, since: float) -> None:
 
 
 def _feedback(course, args) -> int:
-    from coursekit.classroom.feedback import make_feedback
+    from coursekit.classroom.results.feedback import make_feedback
 
     pages = make_feedback(course, args.student, args.jobs, args.verbose)
     print(f"{len(pages)} feedback pages in {course.path('feedback')}")
@@ -485,7 +495,7 @@ def _feedback(course, args) -> int:
 
 def _release_feedback(course, args) -> int:
     from coursekit.classroom.printable import printable
-    from coursekit.classroom.release_feedback import release_feedback
+    from coursekit.classroom.results.release_feedback import release_feedback
 
     released, problems = release_feedback(course, args.assignments, args.student)
     print(f"released {len(released)} feedback pages: students fetch them from the "
@@ -496,8 +506,8 @@ def _release_feedback(course, args) -> int:
 
 
 def _hub(course, args) -> int:
-    from coursekit.classroom.hub import prepare_hub, start_hub
-    from coursekit.classroom.roster import import_roster, read_roster
+    from coursekit.classroom.hub.launch import prepare_hub, start_hub
+    from coursekit.classroom.intake.roster import import_roster, read_roster
 
     rows = read_roster(args.roster)
     with course.gradebook() as gb:
@@ -520,7 +530,7 @@ def _hub(course, args) -> int:
 
 
 def _export(course, args) -> int:
-    from coursekit.classroom.export import DEFAULT_NAMES, export_grades
+    from coursekit.classroom.results.export import DEFAULT_NAMES, export_grades
 
     path = args.out or course.path(DEFAULT_NAMES[args.format])
     for warning in export_grades(course, path, args.format):
@@ -530,7 +540,7 @@ def _export(course, args) -> int:
 
 
 def _report(course, args) -> int:
-    from coursekit.classroom.report import write_report
+    from coursekit.classroom.results.report import write_report
 
     print(f"written {write_report(course, args.out or course.path('report'))}")
     return 0
@@ -559,7 +569,7 @@ def _late_policy(course, args) -> int:
 
 
 def _table(course, args) -> int:
-    from coursekit.classroom.table import grade_table
+    from coursekit.classroom.results.table import grade_table
 
     print(grade_table(course))
     return 0

@@ -15,7 +15,6 @@ Two distributions, each sized to its user, chosen here once:
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
@@ -34,12 +33,12 @@ STUDENT_MODULES = (
     "__init__.py",
     "cli.py",
     "content.py",
-    "lecture_text.py",
+    "routes.py",
     "saved.py",
     "classroom/__init__.py",
-    "classroom/intake.py",
+    "classroom/intake/file_limits.py",
     "classroom/printable.py",
-    "classroom/time_limits.py",  # grade's option defaults, read while parsing any command
+    "classroom/grading/time_limits.py",  # grade's option defaults, read while parsing any command
     "exercises/assignments.py",
     "exercises/grading.py",
     "exercises/selfcheck.py",
@@ -88,26 +87,12 @@ def carry(parts, dest: Path, names: dict[str, str] | None = None) -> dict[str, P
 
 
 def copy_content(dest: Path) -> dict[str, Path]:
-    """`start`: lectures and exercises into dest/lectures and dest/exercises, each laid out
-    for this route: the lectures' text rewritten (coursekit/lecture_text.py), the exercises'
-    links and commands as they work in that folder."""
-    from coursekit.lecture_text import rewrite_started
+    """`start`: lectures and exercises into dest/lectures and dest/exercises, their text laid
+    out for this route (coursekit/routes.py: its commands and paths, not the clone's)."""
+    from coursekit.routes import lay_out
 
     written = carry(STUDENT, dest, {part: part for part in STUDENT})
-    rewrite_started(written["lectures"])
-    for notebook in sorted(written["exercises"].glob("*/*.ipynb")):
+    for notebook in [*sorted(written["lectures"].glob("*.ipynb")),
+                     *sorted(written["exercises"].glob("*/*.ipynb"))]:  # fmt: skip
         lay_out(notebook, "start")
     return written
-
-
-def lay_out(notebook: Path, route: str) -> None:
-    """Give each markdown cell that states its text for `route` (its metadata's
-    minigrad.routes, written by coursekit/exercises/notebook.py) that text."""
-    data = json.loads(notebook.read_text())
-    changed = False
-    for cell in data.get("cells", []):
-        text = cell.get("metadata", {}).get("minigrad", {}).get("routes", {}).get(route)
-        if cell.get("cell_type") == "markdown" and isinstance(text, str):
-            cell["source"], changed = text, True
-    if changed:
-        notebook.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")

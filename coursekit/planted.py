@@ -5,7 +5,7 @@ answer, coursekit/exercises/planted.py) are the same kind of thing:
     Bug(rule, file, text, replacement, why)
 
 - rule: the rule (autograder/rules.py) the mistake breaks (a scenario naming it must catch it);
-- file: the source file it edits, relative to minigrad/ ("ops.py", "seams/leaf_nodes.py");
+- file: the source file it edits, relative to minigrad/ ("ops/views.py", "seams/leaf_nodes.py");
 - text: the source it changes, which must occur exactly once in that file (for an exercise's
   bug, inside the reference answer, so it also plants into an answer cell);
 - replacement: what the buggy source has instead;

@@ -6,12 +6,13 @@ NumPy holds cpu tensors, CuPy cuda ones; minigrad never imports torch.
 """
 
 from . import (
-    _methods,  # noqa: F401 - attaches the operations to Tensor
     accelerator,
     autograd,
     cuda,
     nn,
+    ops,  # noqa: F401 - attaches the operations to Tensor
     optim,
+    utils,
 )
 from ._device import device
 from ._dtypes import (
@@ -57,39 +58,15 @@ from .factories import (
     zeros,
     zeros_like,
 )
-from .ops import (
-    abs,
-    argmax,
-    argmin,
-    argsort,
-    cat,
-    chunk,
-    clamp,
-    cos,
-    dot,
-    exp,
-    log,
-    max,
-    maximum,
-    mean,
-    min,
-    minimum,
-    mm,
-    narrow,
-    norm,
-    relu,
-    sigmoid,
-    sin,
-    softmax,
-    sqrt,
-    stack,
-    sum,
-    tanh,
-    where,
-)
-from .ops import add_out as add
-from .ops import matmul_out as matmul
-from .ops import mul_out as mul
+from .ops.arithmetic import maximum, minimum
+from .ops.joining import cat, stack, where
+from .ops.linalg import dot, mm
+from .ops.out import add_out as add
+from .ops.out import matmul_out as matmul
+from .ops.out import mul_out as mul
+from .ops.reductions import argmax, argmin, argsort, max, mean, min, norm, sum
+from .ops.unary import abs, clamp, cos, exp, log, relu, sigmoid, sin, softmax, sqrt, tanh
+from .ops.views import chunk, narrow
 from .random import initial_seed, manual_seed
 from .tensor import Tensor
 
@@ -105,8 +82,8 @@ def numel(t):
 
 
 def pow(input, exponent):  # noqa: A001
-    from .ops import pow as _pow
-    from .ops import rpow
+    from .ops.arithmetic import pow as _pow
+    from .ops.arithmetic import rpow
 
     return _pow(input, exponent) if isinstance(input, Tensor) else rpow(exponent, input)
 

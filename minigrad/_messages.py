@@ -113,7 +113,8 @@ VIEW_OF_LEAF_INPLACE = (
 
 def view_rebase(flags, fn_name, output_nr, indirect):
     """PyTorch's refusal of an in-place write into (indirect: into the base or another view
-    of) a view made under no_grad (`flags` "no_grad") or one of several outputs ("multi:<op>");
+    of) a view made under no_grad (`flags` "no_grad"), one of several outputs ("multi:<op>")
+    or an output of a custom autograd.Function ("custom");
     `fn_name` is the view's own node name less "Backward0", None if it has none."""
     modified = "its base or another view of its base has been" if indirect else "is being"
     if flags == "no_grad" or fn_name is None:
@@ -125,6 +126,8 @@ def view_rebase(flags, fn_name, output_nr, indirect):
         text = f"{prefix} no_grad mode and {modified} modified inplace with grad mode enabled."
     else:
         text = f"Output {output_nr} of {fn_name} is a view and {modified} modified inplace."
+    if flags == "custom":
+        return text + CUSTOM_VIEW_INPLACE
     if flags == "no_grad":
         return text + (
             " Given that this use case is ambiguous and error-prone, it is forbidden. You can "
@@ -594,3 +597,87 @@ def batch2_size(batch, k, rows):
         f"Expected size for first two dimensions of batch2 tensor to be: [{batch}, {k}] but "
         f"got: [{batch}, {rows}]."
     )
+
+
+# -- custom autograd.Function (minigrad/autograd/function.py) ---------------------------------
+CUSTOM_VIEW_INPLACE = (
+    " This view was created inside a custom Function (or because an input was returned as-is) "
+    "and the autograd logic to handle view+inplace would override the custom backward associated "
+    "with the custom Function, leading to incorrect gradients. This behavior is forbidden. You "
+    "can fix this by cloning the output of the custom Function."
+)
+FUNCTION_NO_FORWARD = "You must implement the forward function for custom autograd.Function."
+FUNCTION_NO_BACKWARD = (
+    "You must implement either the backward or vjp method for your custom autograd.Function to "
+    "use it with backward mode AD."
+)
+FUNCTION_LEGACY_CALL = (
+    "Legacy autograd function with non-static forward method is deprecated. Please use "
+    "new-style autograd function with static forward method. (Example: "
+    "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)"
+)
+FUNCTION_INSTANTIATED = (
+    "{} should not be instantiated. Methods on autograd functions are all static, so you should "
+    "invoke them on the class itself. Instantiating an autograd function will raise an error in "
+    "a future version of PyTorch."
+)
+FUNCTION_GRAD_COUNT = "function {} returned an incorrect number of gradients (expected {}, got {})"
+FUNCTION_GRAD_FOR_NON_TENSOR = (
+    "function {} returned a gradient different than None at position {}, but the corresponding "
+    "forward input was not a Variable"
+)
+FUNCTION_GRAD_NOT_TENSOR = "expected Variable or None (got {})"
+FUNCTION_GRAD_SHAPE = (
+    "Function {} returned an invalid gradient at index {} - got {} but expected shape compatible "
+    "with {}"
+)
+SAVE_FOR_BACKWARD_TYPE = "save_for_backward can only save variables, but argument {} is of type {}"
+DIRTY_LEAF = "a leaf Variable that requires grad has been used in an in-place operation."
+DIRTY_NOT_RETURNED = (
+    "Some elements marked as dirty during the forward method were not returned as output. The "
+    "inputs that are modified inplace must all be outputs of the Function."
+)
+
+# -- nn.Module: buffers, child modules, load_state_dict (minigrad/nn/modules.py) -------------
+CHILD_MODULE_TYPE = (
+    "cannot assign '{}' as child module '{}' (" + LIB + ".nn.Module or None expected)"
+)
+BUFFER_ASSIGN_TYPE = (
+    "cannot assign '{}' as buffer '{}' (" + LIB + ".nn.Buffer, " + LIB + ".Tensor or None expected)"
+)
+# PyTorch's own words ("torch Tensor", no dot): kept as they are
+BUFFER_TYPE = "cannot assign '{}' object to buffer '{}' (torch Tensor or None required)"
+BUFFER_NAME_TYPE = "buffer name should be a string. Got {}"
+BUFFER_NAME_DOT = 'buffer name can\'t contain "."'
+BUFFER_NAME_EMPTY = 'buffer name can\'t be empty string ""'
+ATTRIBUTE_EXISTS = "attribute '{}' already exists"
+MODULE_LIST_EXTEND = "ModuleList.extend should be called with an iterable, but got {}"
+STATE_DICT_TYPE = "Expected state_dict to be dict-like, got {}."
+MISSING_KEYS = "Missing key(s) in state_dict: {}. "
+UNEXPECTED_KEYS = "Unexpected key(s) in state_dict: {}. "
+LOAD_STATE_DICT = "Error(s) in loading state_dict for {}:\n\t{}"
+LOAD_NOT_TENSOR = (
+    'While copying the parameter named "{}", expected ' + LIB + ".Tensor or Tensor-like object "
+    "from checkpoint but received {}"
+)
+LOAD_SIZE_MISMATCH = (
+    "size mismatch for {}: copying a param with shape {} from checkpoint, the shape in current "
+    "model is {}."
+)
+
+# -- binary_cross_entropy_with_logits (minigrad/nn/logits_loss.py) ---------------------------
+BCE_TARGET_SIZE = "Target size ({}) must be the same as input size ({})"
+NOT_DIFFERENTIABLE = (
+    "The function 'binary_cross_entropy_with_logits' is not differentiable with respect to "
+    "argument '{}'. This input cannot have requires_grad True."
+)
+
+# -- Optimizer.load_state_dict (minigrad/optim.py) ------------------------------------------
+OPTIMIZER_LOAD_GROUPS = "loaded state dict has a different number of parameter groups"
+OPTIMIZER_LOAD_GROUP_SIZE = (
+    "loaded state dict contains a parameter group that doesn't match the size of optimizer's group"
+)
+
+# -- utils.data (minigrad/utils/data.py) ---------------------------------------------------
+DATASET_SIZE_MISMATCH = "Size mismatch between tensors"
+BATCH_SIZE = "batch_size should be a positive integer value, but got batch_size={}"

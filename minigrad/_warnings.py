@@ -8,7 +8,7 @@ import numpy as np
 
 _already = set()
 # Frames a warning is never attributed to: minigrad's own, and NumPy's (its errstate wrapper
-# runs every op, see ops.quiet_functions).
+# runs every op, see ops/_common.py: quiet_functions).
 _INTERNAL = tuple(
     os.path.dirname(os.path.abspath(m.__file__)) + os.sep for m in (sys.modules[__package__], np)
 )

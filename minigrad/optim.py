@@ -1,11 +1,15 @@
-"""`optim.SGD`: plain stochastic gradient descent (with optional momentum/weight decay).
+"""`optim.SGD`, `Adam`, `AdamW`, `RMSprop`, and what they share (`Optimizer`).
 
 As in PyTorch, the hyper-parameters live in `param_groups` (a list of dicts) and `step()`
 reads them afresh every time, so `opt.param_groups[0]["lr"] = ...` changes the next step.
 """
 
+import copy
 import warnings
 from collections import defaultdict
+from itertools import chain
+
+import numpy as np
 
 from . import _messages as msg
 from .autograd import grad_mode
@@ -79,6 +83,49 @@ class Optimizer:
                         self._update(p, group)
         return loss
 
+    def state_dict(self):
+        """PyTorch's: each parameter's state under its index (counted across the groups), and
+        the groups' settings with the indices in place of the parameters. The state tensors
+        are the optimizer's own, not copies."""
+        index = {}
+        groups = []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            for p in group["params"]:
+                index.setdefault(id(p), len(index))
+            packed["params"] = [index[id(p)] for p in group["params"]]
+            groups.append(packed)
+        state = {index[id(p)]: v for p, v in self.state.items() if id(p) in index}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        """Take the settings and the state of state_dict (from state_dict()), matched to this
+        optimizer's parameters by position; state tensors are cast to their parameter's
+        dtype and device, except `step`."""
+        saved_groups = copy.deepcopy(state_dict["param_groups"])
+        if len(saved_groups) != len(self.param_groups):
+            raise ValueError(msg.OPTIMIZER_LOAD_GROUPS)
+        for group, saved in zip(self.param_groups, saved_groups):
+            if len(group["params"]) != len(saved["params"]):
+                raise ValueError(msg.OPTIMIZER_LOAD_GROUP_SIZE)
+        by_index = dict(
+            zip(
+                chain.from_iterable(g["params"] for g in saved_groups),
+                chain.from_iterable(g["params"] for g in self.param_groups),
+            )
+        )
+        state = defaultdict(dict)
+        for k, v in state_dict["state"].items():
+            if k in by_index:
+                p = by_index[k]
+                state[p] = {key: _cast_state(p, key, value) for key, value in v.items()}
+            else:
+                state[k] = v
+        for group, saved in zip(self.param_groups, saved_groups):
+            saved["params"] = group["params"]
+        self.state = state
+        self.param_groups = saved_groups
+
     def __repr__(self):
         text = type(self).__name__ + " ("
         for i, group in enumerate(self.param_groups):
@@ -139,6 +186,16 @@ class SGD(Optimizer):
                 buf.mul_(d["momentum"]).add_(g * (1 - d["dampening"]))
             g = g + buf * d["momentum"] if d["nesterov"] else buf
         p.sub_(g * d["lr"])
+
+
+def _cast_state(p, key, value):
+    """PyTorch's _process_value_according_to_param_policy: `step` as it is, other tensors to
+    the parameter's device (and dtype, for a floating-point parameter)."""
+    if key == "step" or not isinstance(value, Tensor):
+        return value
+    if p.is_floating_point():
+        return value.to(dtype=p.dtype, device=p.device)
+    return value.to(device=p.device)
 
 
 def _step_tensor():
@@ -211,9 +268,16 @@ class Adam(Optimizer):
             else:
                 g = g + p * wd
         exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-        exp_avg._data += (g._data - exp_avg._data) * (1 - beta1)  # lerp_, weight < 0.5
+        # lerp_ and addcmul_ as PyTorch's CPU kernels round them: one fused multiply-add each
+        if 1 - beta1 < 0.5:
+            exp_avg._data[...] = _fma(1 - beta1, g._data - exp_avg._data, exp_avg._data)
+        else:  # lerp's other form for a large weight: end - (end - start) * (1 - weight)
+            exp_avg._data[...] = _fma(-beta1, g._data - exp_avg._data, g._data)
         exp_avg._version_counter.value += 1
-        exp_avg_sq.mul_(beta2).add_(g * g * (1 - beta2))
+        exp_avg_sq.mul_(beta2)
+        weighted = g._data * exp_avg_sq._data.dtype.type(1 - beta2)
+        exp_avg_sq._data[...] = _fma(weighted, g._data, exp_avg_sq._data)
+        exp_avg_sq._version_counter.value += 1
         step = state["step"].item()
         bias_correction1 = 1 - beta1**step
         bias_correction2 = 1 - beta2**step
@@ -226,7 +290,57 @@ class Adam(Optimizer):
             denom = (best.sqrt() / bias_correction2_sqrt).add_(eps)
         else:
             denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
-        p.add_(exp_avg / denom * -step_size)
+        p.add_(exp_avg * -step_size / denom)  # addcdiv_: (value * t1) / t2
+
+
+def _fma(a, b, c):
+    """a * b + c rounded once, as the FMA PyTorch's vectorised CPU kernels use (lerp_'s
+    explicit one, addcmul_'s contracted by the compiler); in the arrays' dtype. CuPy arrays,
+    whose PyTorch counterpart runs other kernels, take the plain expression."""
+    from . import random
+
+    if not isinstance(c, np.ndarray):
+        return a * b + c
+    if c.dtype == np.float32:
+        return random.fma32(a, b, c)
+    if c.dtype == np.float64:
+        return random.fma64(a, b, c)
+    return (a * b + c).astype(c.dtype)
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay (`p *= 1 - lr * weight_decay` before the step), as
+    PyTorch 2.13 defines it: Adam(decoupled_weight_decay=True), weight_decay 1e-2."""
+
+    def __init__(
+        self,
+        params,
+        lr=1e-3,
+        betas=(0.9, 0.999),
+        eps=1e-8,
+        weight_decay=1e-2,
+        amsgrad=False,
+        *,
+        maximize=False,
+        foreach=None,
+        capturable=False,
+        differentiable=False,
+        fused=None,
+    ):
+        super().__init__(
+            params,
+            lr,
+            betas,
+            eps,
+            weight_decay,
+            amsgrad,
+            foreach=foreach,
+            maximize=maximize,
+            capturable=capturable,
+            differentiable=differentiable,
+            fused=fused,
+            decoupled_weight_decay=True,
+        )
 
 
 class RMSprop(Optimizer):

@@ -319,6 +319,11 @@ def _is_contiguous(shape, strides, itemsize):
     return True
 
 
+def random_int64():
+    """`torch.empty((), dtype=torch.int64).random_()`: a 64-bit draw, in [0, 2**63)."""
+    return int(_cpu.draws64(1)[0]) & ((1 << 63) - 1)
+
+
 def randint(n, low, high):
     """random_from_to: n int64 values in [low, high)."""
     span = high - low
@@ -326,12 +331,13 @@ def randint(n, low, high):
     return (raw % np.uint64(span)).astype(np.int64) + np.int64(low)
 
 
-def randperm(n):
-    """randperm_cpu's Fisher-Yates: swap i with i + random() % (n - i)."""
+def randperm(n, stream=None):
+    """randperm_cpu's Fisher-Yates: swap i with i + random() % (n - i), drawing from `stream`
+    (a _CPUStream: a generator of its own), by default the global one."""
     out = np.arange(n, dtype=np.int64)
     if n < 2:
         return out
-    steps = (_cpu.draws32(n - 1) % np.arange(n, 1, -1, dtype=np.uint64)).tolist()
+    steps = ((stream or _cpu).draws32(n - 1) % np.arange(n, 1, -1, dtype=np.uint64)).tolist()
     perm = out.tolist()
     for i, z in enumerate(steps):
         k = i + z

@@ -7,7 +7,7 @@ Autograd state, as in PyTorch:
   `.data` shares memory only. Every in-place write bumps the counter, and nodes that saved a
   tensor compare versions at backward.
 
-Operations live in ops.py and are attached to the class at the bottom of that module.
+Operations live in ops/ (one module per family) and are attached to the class there.
 """
 
 import re
@@ -126,7 +126,7 @@ class Tensor:
         of the base's new history (PyTorch names the node AsStridedBackward0). A view PyTorch
         won't write through (made under no_grad, or one of several outputs) refuses instead,
         as PyTorch's grad_fn does, once its base requires grad."""
-        from .functions import AsStridedBackward0
+        from .ops.views import AsStridedBackward0
 
         base = self._base
         if self._grad_fn is None and not base.requires_grad:

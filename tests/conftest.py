@@ -33,3 +33,12 @@ def browser():
         browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
         yield browser
         browser.close()
+
+
+@pytest.fixture(scope="session")
+def students_distribution(tmp_path_factory):
+    """The students' distribution installed in a fresh environment, one for the session
+    (tests/students_distribution.py): its site-packages."""
+    from students_distribution import students_distribution
+
+    return students_distribution(tmp_path_factory)

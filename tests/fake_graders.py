@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import signal
 
-from coursekit.classroom.grade_one import blank_result
+from coursekit.classroom.grading.grade_one import blank_result
 
 KILL_ENV = "FAKE_GRADER_KILLS"  # the pid of the `grade` to kill, and the student that does
 

@@ -29,8 +29,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from coursekit.classroom.accounts import exists
-from coursekit.classroom.hub import closed_to_others, needed_by_everyone
+from coursekit.classroom.hub.accounts import exists
+from coursekit.classroom.hub.launch import closed_to_others, needed_by_everyone
 
 REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent

@@ -51,7 +51,7 @@ BUGS = {
     ),
     "version_not_shared_with_views": Bug(
         "I1",
-        "ops.py",
+        "ops/views.py",
         "    _versions.share_version(out, self)\n    out._base = base\n",
         "    out._version_counter.value = self._version_counter.value\n    out._base = base\n",
         "A view counts its own in-place changes, apart from its base.",
@@ -85,7 +85,7 @@ BUGS = {
     ),
     "stack_cuts_graph": Bug(
         "R2",
-        "ops.py",
+        "ops/joining.py",
         "    return _rebuild.stack(tensors, dim)\n",
         "    return _rebuild.stack(tensors, dim).detach()\n",
         "stack() returns a tensor cut from its inputs' graph.",
@@ -107,7 +107,7 @@ BUGS = {
     ),
     "no_broadcast_reduction": Bug(
         "N1",
-        "functions.py",
+        "ops/_common.py",
         "    if g.shape != tuple(shape):\n",
         "    if False:\n",
         "Gradients of broadcast inputs are not summed back to the input's shape.",
@@ -178,13 +178,13 @@ BUGS = {
     ),
     "clone_shares_memory": Bug(
         "I5",
-        "ops.py",
+        "ops/copies.py",
         "    out = Tensor._make(self._data.copy(), self._device, self._dtype)\n"
         "    if _needs_grad(self):\n"
-        "        out._grad_fn = F.CloneBackward0",
+        "        out._grad_fn = CloneBackward0",
         "    out = Tensor._make(self._data, self._device, self._dtype)\n"
         "    if _needs_grad(self):\n"
-        "        out._grad_fn = F.CloneBackward0",
+        "        out._grad_fn = CloneBackward0",
         "clone() records CloneBackward0 but aliases the memory.",
     ),
     "float_returns_a_copy": Bug(
@@ -225,7 +225,7 @@ BUGS = {
     ),
     "integer_results_require_grad": Bug(
         "L1",
-        "_methods.py",
+        "ops/__init__.py",
         "Tensor.__hash__ = object.__hash__  # __eq__ returns a tensor; hashing stays by identity\n",
         "Tensor.__hash__ = object.__hash__  # __eq__ returns a tensor; hashing stays by identity\n"
         "\n"
@@ -251,7 +251,7 @@ BUGS = {
     ),
     "cat_accepts_0d": Bug(
         "R2",
-        "ops.py",
+        "ops/joining.py",
         "    return _rebuild.cat(tensors, dim)\n",
         "    tensors = list(tensors)\n"
         "    if builtins.any(t.dim() == 0 for t in tensors):\n"
@@ -397,14 +397,14 @@ BUGS = {
     "shared_modules_visited_twice": Bug(
         "N1",
         "nn/modules.py",
-        "                if p is None or p in memo:\n",
-        "                if p is None:\n",
+        "                if t is None or t in memo:\n",
+        "                if t is None:\n",
         "named_parameters() yields a parameter once per module or attribute that holds it, so "
         "SGD steps a shared layer twice.",
     ),
     "to_ignores_cpu_index": Bug(
         "V1",
-        "ops.py",
+        "ops/copies.py",
         '            copy = copy or (d.type == "cpu" and d.index is not None)\n',
         "",
         'to("cpu:0") returns a CPU tensor itself, as to("cpu") does.',
@@ -419,7 +419,7 @@ BUGS = {
     ),
     "retain_grad_stays_on_old_node": Bug(
         "L4",
-        "ops.py",
+        "ops/inplace.py",
         "    if not t._retains_grad:\n        return\n    old_fn = t._grad_fn\n",
         "    return\n    old_fn = t._grad_fn\n",
         "After an in-place change, .grad of a retained tensor is the old version's gradient.",
@@ -434,7 +434,7 @@ BUGS = {
     ),
     "python_ints_not_wrapped": Bug(
         "N2",
-        "ops.py",
+        "ops/_common.py",
         "    if not -(1 << 63) <= v < (1 << 64):\n",
         "    return v\n    if not -(1 << 63) <= v < (1 << 64):\n",
         "A Python int operand is used as its exact value: int32 + 2**40 raises NumPy's "
@@ -464,7 +464,7 @@ BUGS = {
     ),
     "scalar_arguments_unchecked": Bug(
         "N2",
-        "ops.py",
+        "ops/_common.py",
         '    as the Python number it holds."""\n',
         '    as the Python number it holds."""\n    return v\n',
         "fill_, clamp, full, pow, alpha, where and __setitem__ take a Python number their dtype "
@@ -472,14 +472,14 @@ BUGS = {
     ),
     "remainder_like_c": Bug(
         "N1",
-        "_methods.py",
-        '    "__mod__": quiet_operator(ops.remainder),\n',
-        '    "__mod__": quiet_operator(ops._floor_op(__import__("numpy").fmod)),\n',
+        "ops/arithmetic.py",
+        '    "__mod__": quiet_operator(remainder),\n',
+        '    "__mod__": quiet_operator(_floor_op(np.fmod)),\n',
         "% keeps the dividend's sign (C's fmod) instead of the divisor's, as PyTorch does.",
     ),
     "softmax_grad_without_sum": Bug(
         "N1",
-        "functions.py",
+        "ops/unary.py",
         "        return (gr - r * gr.sum(axis=self.dim, keepdims=True),)\n",
         "        return (gr,)\n",
         "SoftmaxBackward0 returns g * softmax, forgetting the term through the normaliser.",
@@ -504,7 +504,7 @@ BUGS = {
     ),
     "out_written_without_version_bump": Bug(
         "N1",
-        "ops.py",
+        "ops/out.py",
         "    if not isinstance(out, Tensor):\n"
         '        raise TypeError(msg.arg_type(name, "out", len(inputs) + 1, "Tensor", out))\n',
         "    out._data[...] = result._data\n"
@@ -531,7 +531,7 @@ BUGS = {
     ),
     "maximum_ties_to_the_first": Bug(
         "N1",
-        "functions.py",
+        "ops/arithmetic.py",
         "        win = self._pick(a, b)\n"
         "        tie = a == b\n"
         "        half = g / 2\n"
@@ -546,13 +546,13 @@ BUGS = {
     ),
     "chunk_sizes_rounded_down": Bug(
         "N1",
-        "ops.py",
+        "ops/views.py",
         "    step = -(-size // chunks)\n"
         "    sizes = [builtins.min(step, size - i) for i in range(0, size, step)] if step else"
         " [0]\n"
         "    node = None\n"
         "    if _needs_grad(self):\n"
-        "        node = F.SplitBackward0((self._edge(),), self._data.shape, d, sizes)\n",
+        "        node = SplitBackward0((self._edge(),), self._data.shape, d, sizes)\n",
         "    step = -(-size // chunks)\n"
         "    sizes = [builtins.min(step, size - i) for i in range(0, size, step)] if step else"
         " [0]\n"
@@ -561,30 +561,28 @@ BUGS = {
         "    node = None\n"
         "    if _needs_grad(self):\n"
         "        rest = [size - builtins.sum(sizes)]  # the dropped end: zeros at backward\n"
-        "        node = F.SplitBackward0((self._edge(),), self._data.shape, d, sizes + rest)\n",
+        "        node = SplitBackward0((self._edge(),), self._data.shape, d, sizes + rest)\n",
         "chunk(n) cuts pieces of size // n (and drops the rest) instead of ceil(size / n).",
     ),
     "shape_errors_from_numpy": Bug(
         "N1",
-        "ops.py",
-        "from .seams import rebuilding_tensors as _rebuild  # noqa: E402\n",
-        "from .seams import rebuilding_tensors as _rebuild  # noqa: E402\n"
-        "\n"
-        "\n"
-        "def _check_shapes(sa, sb):\n"
-        "    np.broadcast_shapes(sa, sb)\n"
-        "\n"
-        "\n"
+        "ops/_common.py",
+        "def _check_shapes(sa, sb):\n",
         "def _numpy_matmul_error(*sizes):\n"
         '    raise ValueError("matmul: mismatch")\n'
         "\n"
         "\n"
-        "msg.batch2_size = _numpy_matmul_error\n",
+        "msg.batch2_size = _numpy_matmul_error\n"
+        "\n"
+        "\n"
+        "def _check_shapes(sa, sb):\n"
+        "    np.broadcast_shapes(sa, sb)\n"
+        "    return\n",
         "Batched matmul and broadcasting mismatches reach the user as NumPy's ValueError.",
     ),
     "remainder_divisor_gets_no_gradient": Bug(
         "N1",
-        "functions.py",
+        "ops/arithmetic.py",
         "            gb = -g * xp.floor_divide(a, b)\n",
         "            gb = None\n",
         "a % b of tensors treats floor(a / b) as if it did not depend on b: the divisor's"
@@ -607,7 +605,7 @@ BUGS = {
     ),
     "int_division_wraps_the_number": Bug(
         "N1",
-        "ops.py",
+        "ops/arithmetic.py",
         '        b = b.astype(dtype.np) if hasattr(b, "astype") else other\n',
         '        b = b.astype(dtype.np) if hasattr(b, "astype") else b\n',
         "int32 / 2**40 wraps the number into int32 first (0, so inf), as an integer op would,"
@@ -615,7 +613,7 @@ BUGS = {
     ),
     "python_argument_errors": Bug(
         "N1",
-        "_methods.py",
+        "ops/__init__.py",
         "    setattr(Tensor, _name, _signatures.parsed(_name, getattr(Tensor, _name)))\n",
         "    pass\n",
         "Methods are plain Python functions: a call PyTorch's parser refuses gets Python's or"
@@ -632,8 +630,8 @@ BUGS = {
     ),
     "repeating_view_gradient_overwritten": Bug(
         "I4",
-        "functions.py",
-        "    if not may_overlap(region):\n",
+        "ops/views.py",
+        "    if not _may_overlap(region):\n",
         "    if True:\n",
         "A view rebuilt after an in-place change of its base writes its gradient back through"
         " itself: where it shows one element several times (an expanded tensor), only the last"
@@ -641,7 +639,7 @@ BUGS = {
     ),
     "list_index_not_read_as_a_tuple": Bug(
         "N1",
-        "ops.py",
+        "ops/indexing.py",
         "    index = _sequence_as_tuple(index)\n",
         "",
         "x[[[0, 1]]] is read as one 2-D index (shape (1, 2, k)), where PyTorch 2.13 reads the"
@@ -695,5 +693,85 @@ BUGS = {
         "    if tensor.requires_grad or tensor.grad_fn is None:\n",
         "In-place into a leaf that needs no grad (or a view of one) is refused as if it"
         " required grad.",
+    ),
+    "custom_function_output_views_writable": Bug(
+        "X4",
+        "autograd/function.py",
+        '            out._view_flags = "custom"  # PyTorch\'s CreationMeta::IN_CUSTOM_FUNCTION\n',
+        "            pass\n",
+        "An input a custom Function returns as it is can be written in place afterwards,"
+        " overriding the custom backward.",
+    ),
+    "custom_backward_shape_unchecked": Bug(
+        "X2",
+        "autograd/function.py",
+        "    if data.shape != shape:\n",
+        "    if data.shape != shape and False:\n",
+        "A custom backward's gradient of the wrong shape goes on unchecked.",
+    ),
+    "custom_gradients_not_materialized": Bug(
+        "X1",
+        "autograd/function.py",
+        "            if g is None and meta is not None and self.materialize_grads:\n",
+        "            if g is None and meta is not None and not self.materialize_grads:\n",
+        "A custom backward gets None for an output that received no gradient, not zeros.",
+    ),
+    "custom_function_instantiation_silent": Bug(
+        "X1",
+        "autograd/function.py",
+        "        warn(msg.FUNCTION_INSTANTIATED.format(type(self)), DeprecationWarning)\n",
+        "        pass\n",
+        "Instantiating a Function says nothing, where PyTorch warns it is deprecated.",
+    ),
+    "mark_dirty_without_version_bump": Bug(
+        "X4",
+        "autograd/function.py",
+        "    _seams.inplace_versions.bump_version(t)\n",
+        "    pass\n",
+        "An input marked dirty keeps its version: PyTorch counts one more change.",
+    ),
+    "module_list_not_renumbered": Bug(
+        "N4",
+        "nn/modules.py",
+        "        _renumber(self)\n",
+        "        pass\n",
+        "Deleting from a ModuleList or Sequential leaves a gap in the names (0, 2, ...).",
+    ),
+    "buffers_left_out_of_state_dict": Bug(
+        "N4",
+        "nn/modules.py",
+        "            if b is not None and k not in self._non_persistent_buffers_set:\n",
+        "            if False:\n",
+        "state_dict() holds the parameters only: a registered buffer is neither saved nor loaded.",
+    ),
+    "optimizer_state_not_loaded": Bug(
+        "N4",
+        "optim.py",
+        "                state[p] = {key: _cast_state(p, key, value) for key, value in"
+        " v.items()}\n",
+        "                pass\n",
+        "Optimizer.load_state_dict takes the settings but not the momentum or Adam moments.",
+    ),
+    "bce_mean_not_divided": Bug(
+        "N4",
+        "nn/logits_loss.py",
+        '        if self.reduction == _REDUCTIONS["mean"]:\n',
+        "        if False:\n",
+        "The gradient of a mean BCEWithLogits loss is not divided by the number of elements.",
+    ),
+    "dataloader_skips_the_base_seed": Bug(
+        "N4",
+        "utils/data.py",
+        "        _random.random_int64()  # the iterator's base seed (for workers), drawn as PyTorch"
+        " does\n",
+        "        pass\n",
+        "DataLoader shuffles from the next draw of the generator, not the one PyTorch uses.",
+    ),
+    "setup_context_ignored": Bug(
+        "X1",
+        "autograd/function.py",
+        "        separate = cls.setup_context is not Function.setup_context\n",
+        "        separate = False\n",
+        "A Function written with setup_context gets ctx passed to forward as its first input.",
     ),
 }

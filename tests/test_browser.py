@@ -36,8 +36,8 @@ from nbgrader.api import Gradebook
 from playwright.sync_api import expect
 
 from autograder.rules import statement
-from coursekit.classroom.demo import CLASS as DEMO_CLASS
-from coursekit.classroom.demo import ROSTER as DEMO_ROSTER
+from coursekit.classroom.setup.demo import CLASS as DEMO_CLASS
+from coursekit.classroom.setup.demo import ROSTER as DEMO_ROSTER
 from coursekit.exercises.assignments import ASSIGNMENTS, BY_NAME
 from coursekit.exercises.planted import BUGS, solution_sources
 from coursekit.planted import planted_in

@@ -162,3 +162,43 @@ def test_make_hub_without_its_arguments_is_one_line():
     (line,) = out.stderr.splitlines()
     assert "make hub needs COURSE, ROSTER and INSTRUCTOR" in line
     assert "make hub COURSE=/srv/courses/autograd ROSTER=roster.csv INSTRUCTOR=teacher" in line
+
+
+def test_init_lays_the_released_exercises_out_for_the_hub(course):
+    """What a class's students fetch names the hub's commands, not the clone's (the hub's
+    text itself is checked in tests/test_lecture_text.py)."""
+    text = (course / "release" / "leaf_nodes" / "leaf_nodes.ipynb").read_text()
+    assert "make check" not in text and "my_assignments" not in text
+    assert "minigrad-course check leaf_nodes/leaf_nodes.ipynb" in text
+
+
+def test_a_download_without_a_notebook_of_the_assignment_collects_nothing_and_says_so(
+    course, tmp_path
+):
+    import zipfile
+
+    assert course_cli("release", "-C", course, "leaf_nodes").returncode == 0
+    roster = tmp_path / "roster.csv"
+    roster.write_text("id,first_name,last_name\nada,Ada,Lovelace\n")
+    another = tmp_path / "another.zip"  # Canvas's names, another assignment's notebook
+    with zipfile.ZipFile(another, "w") as archive:
+        archive.writestr("lovelaceada_12_34_gradients.ipynb", '{"cells": []}')
+    out = course_cli("collect", "-C", course, "leaf_nodes", "--from", another, "--roster", roster)
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "none of the download's 1 notebook(s) is one of leaf_nodes's (leaf_nodes.ipynb)" in (
+        out.stdout
+    ), out.stdout
+    assert "nothing collected for leaf_nodes: every entry of the download was left out" in (
+        out.stderr
+    ), out.stderr
+    no_notebook = tmp_path / "no_notebook.zip"
+    with zipfile.ZipFile(no_notebook, "w") as archive:
+        archive.writestr("lovelaceada_12_34_answers.txt", "my answers")
+    out = course_cli("collect", "-C", course, "leaf_nodes", "--from", no_notebook,
+                     "--roster", roster)  # fmt: skip
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "nothing collected for leaf_nodes: no_notebook.zip holds no notebook (.ipynb)" in (
+        out.stderr
+    ), out.stderr
+    assert not (course / "submitted" / "ada").exists()
+    _no_traceback(out)

@@ -1,7 +1,8 @@
 """`minigrad-course grade --scheduler`: grading on real Dask workers (issue 18).
 
 Every test starts its own `dask scheduler` and `dask worker` processes (TLS with the course's
-cluster keys, on 127.0.0.1, free ports), each worker in its own folder (its cwd and TMPDIR, not
+cluster keys, on 127.0.0.1, free ports; each worker as Dask starts it, under its nanny, so a
+daemonic process), each worker in its own folder (its cwd and TMPDIR, not
 the course's), and kills only those. Scores are compared with a local run of the same class,
 or with the toy cells' points by hand.
 """
@@ -62,8 +63,6 @@ class Cluster:
         self,
         name: str,
         *args: str,
-        nanny: bool = False,
-        daemon: bool = False,
         extra_path="",
         keys: Path | None | str = "the cluster's",
         cert: str = "worker.pem",
@@ -73,21 +72,16 @@ class Cluster:
         (home / "tmp").mkdir(parents=True)
         env = {"TMPDIR": str(home / "tmp"), "PYTHONPATH": os.pathsep.join(
             p for p in (str(REPO), extra_path) if p), **(env or {})}  # fmt: skip
-        # a nanny's worker is a daemonic process (it cannot start grading processes) unless
-        # its environment says otherwise
-        env["DASK_DISTRIBUTED__WORKER__DAEMON"] = str(daemon)
         keys = self.keys if keys == "the cluster's" else keys
         command = [DASK, "worker", self.address, "--name", name, "--nthreads", "1",
                    "--host", "127.0.0.1", "--no-dashboard", *_tls(keys, cert), *args]  # fmt: skip
-        if not nanny:
-            command.append("--no-nanny")
         self.workers[name] = self._start(name, command, home, env)
         return home
 
     def client(self, **kwargs):
         from distributed import Client
 
-        from coursekit.classroom.cluster_keys import security
+        from coursekit.classroom.grading.cluster_keys import security
 
         return Client(self.address, timeout=60,
                       security=security(self.keys) if self.keys else None, **kwargs)  # fmt: skip
@@ -175,7 +169,7 @@ def results(course: Path) -> dict[str, dict]:
 @pytest.fixture(scope="module")
 def leaf_class(tmp_path_factory):
     """A small sealed class on the real leaf_nodes assignment: a correct and a buggy answer."""
-    from coursekit.classroom import demo
+    from coursekit.classroom.setup import demo
 
     root = tmp_path_factory.mktemp("leaf")
     shutil.copytree(REPO / "solutions" / "leaf_nodes", root / "solutions" / "leaf_nodes")
@@ -206,6 +200,7 @@ def test_two_workers_grade_as_the_local_run_does(leaf_class, cluster, tmp_path):
     c = cluster(course / "cluster-keys")
     homes = [c.add_worker("w1"), c.add_worker("w2")]
     workers = c.wait_for(["w1", "w2"])
+    assert all(w["nanny"] for w in workers.values())  # Dask's default: each under its nanny
     run("grade", "-C", course, "--scheduler", c.address)
 
     assert gradebook_scores(sqlite_url(course)) == gradebook_scores(sqlite_url(local))
@@ -233,11 +228,11 @@ def test_two_workers_grade_as_the_local_run_does(leaf_class, cluster, tmp_path):
 def test_a_parcel_carries_bytes_and_no_instructor_path(leaf_class, tmp_path):
     import pickle
 
-    from coursekit.classroom.cluster import make_parcel
     from coursekit.classroom.course import Course
-    from coursekit.classroom.grade_one import Job
-    from coursekit.classroom.supervisor import Limits
-    from coursekit.classroom.template import build_template
+    from coursekit.classroom.grading.cluster import make_parcel
+    from coursekit.classroom.grading.grade_one import Job
+    from coursekit.classroom.grading.supervisor import Limits
+    from coursekit.classroom.grading.template_gradebook import build_template
 
     template, _ = leaf_class
     course = Course.at(template)
@@ -263,11 +258,11 @@ def test_the_gradebook_url_stays_with_the_instructor(tmp_path):
     by the course's owner only; the course still uses it, and no parcel carries it."""
     import pickle
 
-    from coursekit.classroom.cluster import make_parcel
     from coursekit.classroom.course import GRADEBOOK_URL_FILE, Course
-    from coursekit.classroom.grade_one import Job
-    from coursekit.classroom.supervisor import Limits
-    from coursekit.classroom.template import build_template
+    from coursekit.classroom.grading.cluster import make_parcel
+    from coursekit.classroom.grading.grade_one import Job
+    from coursekit.classroom.grading.supervisor import Limits
+    from coursekit.classroom.grading.template_gradebook import build_template
 
     url = f"sqlite:///{tmp_path / 'gradebook-s3cret.db'}"
     course = tmp_path / "course"
@@ -285,11 +280,11 @@ def test_the_gradebook_url_stays_with_the_instructor(tmp_path):
 def test_a_parcel_gives_the_worker_the_same_job_time_limits_included(tmp_path):
     from dataclasses import replace
 
-    from coursekit.classroom.cluster import job_from_parcel, make_parcel
     from coursekit.classroom.course import Course
-    from coursekit.classroom.grade_one import Job
-    from coursekit.classroom.supervisor import Limits
-    from coursekit.classroom.time_limits import SealedTimes
+    from coursekit.classroom.grading.cluster import job_from_parcel, make_parcel
+    from coursekit.classroom.grading.grade_one import Job
+    from coursekit.classroom.grading.supervisor import Limits
+    from coursekit.classroom.grading.time_limits import SealedTimes
 
     for name in ("nbgrader_config.py", "source/toy/toy.ipynb", "submitted/ada/toy/toy.ipynb"):
         (tmp_path / "course" / name).parent.mkdir(parents=True, exist_ok=True)
@@ -359,13 +354,13 @@ import os, signal, time
 
 import psutil
 
-from coursekit.classroom.grade_one import grade_submission
+from coursekit.classroom.grading.grade_one import grade_submission
 
 
 def grade(job):
     """A grader that, for one student, kills the Dask worker it runs under."""
     if job.student == "crasher":
-        worker = psutil.Process().parent().parent()  # this job <- forkserver <- the worker
+        worker = psutil.Process().parent()  # a fresh interpreter, the nanny's worker's child
         os.kill(worker.pid, signal.SIGKILL)
         time.sleep(60)
     return grade_submission(job)
@@ -375,7 +370,7 @@ def grade(job):
 @FAULTS
 def test_a_submission_that_kills_its_workers_is_its_own_problem(cluster, tmp_path):
     from coursekit.classroom.course import Course
-    from coursekit.classroom.grade import grade_class
+    from coursekit.classroom.grading.grade import grade_class
 
     course = tmp_path / "course"
     run("init", course, "--solutions", toy_solutions(tmp_path / "solutions"), "--cpu-only")
@@ -387,7 +382,7 @@ def test_a_submission_that_kills_its_workers_is_its_own_problem(cluster, tmp_pat
     # Dask gives up on a task after allowed-failures deaths; nannies restart killed workers
     c = cluster(keys_of(course), allowed_failures="1", worker_saturation="1.0")
     for name in ("w1", "w2"):
-        c.add_worker(name, nanny=True, extra_path=str(hooks))
+        c.add_worker(name, extra_path=str(hooks))
     c.wait_for(["w1", "w2"])
     grade_class(Course.at(course), grader="killer:grade", scheduler=c.address)
     assert gradebook_scores(sqlite_url(course)) == {
@@ -402,9 +397,9 @@ def test_a_submission_that_kills_its_workers_is_its_own_problem(cluster, tmp_pat
 
 @FAULTS
 def test_a_cluster_without_workers_is_refused_with_what_to_do(cluster, tmp_path, monkeypatch):
-    from coursekit.classroom import cluster as dask_backend
     from coursekit.classroom.course import Course
-    from coursekit.classroom.grade import grade_class
+    from coursekit.classroom.grading import cluster as dask_backend
+    from coursekit.classroom.grading.grade import grade_class
 
     course = tmp_path / "course"
     run("init", course, "--solutions", toy_solutions(tmp_path / "solutions"), "--cpu-only")
@@ -413,10 +408,6 @@ def test_a_cluster_without_workers_is_refused_with_what_to_do(cluster, tmp_path,
     c = cluster(keys_of(course))
     c.client().close()  # the scheduler is up (3 s is for the workers, not for its start)
     with pytest.raises(SystemExit, match="no Dask worker is connected"):
-        grade_class(Course.at(course), scheduler=c.address)
-    c.add_worker("daemonic", nanny=True, daemon=True)
-    c.wait_for(["daemonic"])
-    with pytest.raises(SystemExit, match="cannot start grading processes: start them with"):
         grade_class(Course.at(course), scheduler=c.address)
     assert runs(sqlite_url(course)) == []
 
@@ -452,9 +443,9 @@ def test_cuda_cells_go_to_a_gpu_worker_or_say_there_is_none(cluster, tmp_path):
 GRADE_WITH_GRACE = """
 import sys
 
-from coursekit.classroom import cluster
+from coursekit.classroom.grading import cluster
 from coursekit.classroom.course import Course
-from coursekit.classroom.grade import grade_class
+from coursekit.classroom.grading.grade import grade_class
 
 cluster.GPU_GRACE_S = float(sys.argv[3])  # a GPU worker gone this long is gone for good
 grade_class(Course.at(sys.argv[1]), scheduler=sys.argv[2])
@@ -510,7 +501,7 @@ def test_gpu_jobs_go_to_cpu_workers_when_the_gpu_worker_leaves_for_good(cluster,
 
 @SCORES
 def test_a_file_name_from_a_parcel_or_a_reply_stays_inside_its_folder(tmp_path):
-    from coursekit.classroom.cluster import _write_inside
+    from coursekit.classroom.grading.cluster import _write_inside
 
     inside = tmp_path / "inside"
     assert _write_inside(inside, "a/b.ipynb", b"x").read_bytes() == b"x"

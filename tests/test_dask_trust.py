@@ -55,13 +55,13 @@ def body(**changes) -> dict:
 
 
 def read(reply, secret=b"k" * 32, run="run-1", submission=SUBMISSION):
-    from coursekit.classroom import cluster_reply
+    from coursekit.classroom.grading import cluster_reply
 
     return cluster_reply.read(reply, run, submission, secret, CELLS)
 
 
 def test_a_signed_reply_for_this_run_and_submission_counts():
-    from coursekit.classroom.cluster_reply import sign
+    from coursekit.classroom.grading.cluster_reply import sign
 
     checked = read(sign(body(), b"k" * 32))
     assert [c.score for c in checked.result.cells] == [0.0, 0.0]
@@ -91,7 +91,7 @@ class _Payload:
     ],
 )
 def test_a_reply_that_is_not_a_signed_result_for_this_submission_is_refused(reply, refused):
-    from coursekit.classroom.cluster_reply import Refused, sign
+    from coursekit.classroom.grading.cluster_reply import Refused, sign
 
     secret = b"k" * 32
     if reply == "signed with another key":
@@ -125,7 +125,7 @@ def test_a_reply_that_is_not_a_signed_result_for_this_submission_is_refused(repl
 
 
 def test_the_run_secret_comes_from_the_workers_key_and_the_run(tmp_path):
-    from coursekit.classroom.cluster_keys import make_keys, results_secret, run_secret
+    from coursekit.classroom.grading.cluster_keys import make_keys, results_secret, run_secret
 
     keys = make_keys(tmp_path / "keys")
     assert keys.stat().st_mode & 0o777 == 0o700
@@ -144,7 +144,7 @@ def test_dask_unpickles_only_plain_types_and_exceptions_from_the_cluster():
     import tblib.pickling_support
     from distributed import KilledWorker
 
-    from coursekit.classroom.cluster import RefusedPickle, plain_loads
+    from coursekit.classroom.grading.cluster import RefusedPickle, plain_loads
 
     for plain in (b"x", {"a": [1, 2.0]}, ValueError("no"), KilledWorker("k", "w", 3), bytes):
         loaded = plain_loads(pickle.dumps(plain))
@@ -172,7 +172,7 @@ class _Evil(Exception):
 # --- a plain TCP scheduler --------------------------------------------------------------------
 def test_a_plain_tcp_scheduler_is_refused_without_insecure(tmp_path):
     from coursekit.classroom.course import Course
-    from coursekit.classroom.grade import grade_class
+    from coursekit.classroom.grading.grade import grade_class
 
     course = toy_course(tmp_path, {"ada": True})
     for address in ("tcp://127.0.0.1:9", "127.0.0.1:9"):
@@ -189,7 +189,7 @@ def test_a_plain_tcp_scheduler_is_refused_without_insecure(tmp_path):
 @pytest.mark.slow
 @TRUST
 def test_insecure_grades_on_plain_tcp_and_says_so(cluster, tmp_path):
-    from coursekit.classroom.cluster import INSECURE_NOTE
+    from coursekit.classroom.grading.cluster import INSECURE_NOTE
 
     course = toy_course(tmp_path, {"ada": True})
     c = cluster(None)
@@ -206,7 +206,7 @@ def test_insecure_grades_on_plain_tcp_and_says_so(cluster, tmp_path):
 def test_a_worker_without_the_course_keys_cannot_join(cluster, tmp_path):
     from distributed import Client
 
-    from coursekit.classroom.cluster_keys import make_keys, security
+    from coursekit.classroom.grading.cluster_keys import make_keys, security
 
     course = toy_course(tmp_path, {})
     c = cluster(keys_of(course))
@@ -234,7 +234,11 @@ FORGER = '''
 import importlib
 import json
 
-from coursekit.classroom import cluster, cluster_keys, cluster_reply
+from coursekit.classroom.grading import cluster
+
+from coursekit.classroom.grading import cluster_keys
+
+from coursekit.classroom.grading import cluster_reply
 
 serialize = importlib.import_module("distributed.protocol.serialize")  # not its function
 
@@ -290,7 +294,7 @@ def test_a_forged_or_pickled_result_is_refused_and_graded_here(cluster, tmp_path
     workers' key: its full marks, its pickled result and its pickled error all count for
     nothing; each submission is graded on the instructor's machine, and the refusal said."""
     from coursekit.classroom.course import Course
-    from coursekit.classroom.grade import grade_class
+    from coursekit.classroom.grading.grade import grade_class
 
     students = ["forged", "pickled", "raising"]
     course = toy_course(tmp_path, dict.fromkeys(students, False))  # untouched: 0 points
@@ -324,7 +328,7 @@ def test_a_forged_or_pickled_result_is_refused_and_graded_here(cluster, tmp_path
 def test_a_reply_carries_each_failed_cells_diagnoses_typed():
     """The likely mistakes a worker's grading found reach the class report; a malformed one
     refuses the reply like any other field."""
-    from coursekit.classroom.cluster_reply import Refused, sign
+    from coursekit.classroom.grading.cluster_reply import Refused, sign
 
     found = {"bug": "grads_overwritten", "rule": "L8", "text": "backward() replaces .grad",
              "confidence": 0.93, "scenario": "leaf.x", "evidence": "a.grad: ..."}  # fmt: skip

@@ -30,8 +30,8 @@ from test_pipeline import answered, hand_in, run, toy_solutions
 
 from coursekit.classroom.course import Course
 from coursekit.classroom.deadlines import Policy
-from coursekit.classroom.report import summarise, write_report
-from coursekit.classroom.table import grade_table
+from coursekit.classroom.results.report import summarise, write_report
+from coursekit.classroom.results.table import grade_table
 from coursekit.cli import main as cli
 
 pytestmark = pytest.mark.xdist_group("deadlines")  # one worker builds the module's class
@@ -198,7 +198,7 @@ def test_mistakes_are_one_line_without_traceback(tmp_path, capsys, argv, said):
 
 
 def test_a_zip_members_time_is_the_submission_time(tmp_path):
-    from coursekit.classroom.download import entry_times
+    from coursekit.classroom.intake.download import entry_times
 
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as zipped:

@@ -68,7 +68,7 @@ def test_a_bugs_own_differences_name_it_with_its_rule_and_text():
 def test_the_class_report_counts_each_mistake_once_per_submission_with_its_students():
     from types import SimpleNamespace
 
-    from coursekit.classroom.mistakes import common_mistakes
+    from coursekit.classroom.results.mistakes import common_mistakes
 
     def run(*cells):
         return SimpleNamespace(result={"cells": list(cells)})

@@ -222,7 +222,7 @@ def test_the_policy_alone_stops_inline_script_in_a_browser(browser, tmp_path):
 
 
 def test_a_not_graded_page_escapes_its_notes_and_forbids_inline_script():
-    from coursekit.classroom.feedback import _not_graded_page
+    from coursekit.classroom.results.feedback import _not_graded_page
 
     page = _not_graded_page("toy", "toy", 3.0, [f"{HOSTILE_FILE}: not a valid notebook"])
     shown = ActiveContent(page)
@@ -231,7 +231,7 @@ def test_a_not_graded_page_escapes_its_notes_and_forbids_inline_script():
 
 
 def test_the_report_escapes_ids_and_notes():
-    from coursekit.classroom.report import _page
+    from coursekit.classroom.results.report import _page
 
     data = {
         "students": [HOSTILE_FILE], "assignments": ["toy"], "messages": [(HOSTILE_FILE, 1)],

@@ -7,7 +7,7 @@ from __future__ import annotations
 import nbformat
 import pytest
 
-from coursekit.classroom.execute import STARTUP_DEATH, ResilientExecute
+from coursekit.classroom.grading.execute import STARTUP_DEATH, ResilientExecute
 
 
 def _notebook():

@@ -21,14 +21,14 @@ from fake_graders import KILL_ENV
 from test_pipeline import answered, hand_in, run, runs, sqlite_url, toy_solutions
 
 from coursekit.classroom.course import Course
-from coursekit.classroom.grade import grade_class
+from coursekit.classroom.grading.grade import grade_class
 
 REPO = Path(__file__).resolve().parents[1]
 QUICK, KILLER = "fake_graders:quick", "fake_graders:kills_the_grade"
 FORCED = """
 import os, sys
 from coursekit.classroom.course import Course
-from coursekit.classroom.grade import grade_class
+from coursekit.classroom.grading.grade import grade_class
 os.environ["{env}"] = f"{{os.getpid()}}:ben:4"  # once ada's regrade is stored
 grade_class(Course.at(sys.argv[1]), 1, force=True, grader="{killer}")
 """

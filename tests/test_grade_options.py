@@ -10,11 +10,11 @@ import sys
 import pytest
 from test_integrity import FIRST, SOURCE_NB, submission, write
 
-from coursekit.classroom.course import use_venv_tools
-from coursekit.classroom.grade import grade_class
-from coursekit.classroom.init_course import init_course
-from coursekit.classroom.time_limits import SealedTimes
+from coursekit.classroom.grading.grade import grade_class
+from coursekit.classroom.grading.time_limits import SealedTimes
+from coursekit.classroom.setup.init_course import init_course
 from coursekit.cli import main as cli
+from coursekit.nbgrader_schema import answer_in_process
 
 pytestmark = pytest.mark.xdist_group("integrity")  # the sealed runs share the sandbox slots
 
@@ -64,7 +64,7 @@ def _cpu_only(nb: dict) -> dict:
 def test_a_lower_sealed_cell_limit_times_out_a_slow_answer_with_a_plain_reason(tmp_path):
     """An answer cell that takes 3 s passes under the default 10 s; at 1 s (what
     `grade --sealed-cell-timeout 1` passes down) it is stopped, and the notes say so."""
-    use_venv_tools()
+    answer_in_process()
     write(_cpu_only(SOURCE_NB), tmp_path / "solutions" / "leaf_nodes")
     course = init_course(tmp_path / "course", tmp_path / "solutions", cpu_only=True)
     slow = submission(before={FIRST: "import time\ntime.sleep(3)"})

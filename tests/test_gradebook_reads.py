@@ -12,16 +12,16 @@ from sqlalchemy import event
 
 from bench.gradebook import build_gradebook
 from coursekit.classroom import scores as read
-from coursekit.classroom.export import export_csv
-from coursekit.classroom.report import summarise, write_report
-from coursekit.classroom.table import grade_summary, grade_table
+from coursekit.classroom.results.export import export_csv
+from coursekit.classroom.results.report import summarise, write_report
+from coursekit.classroom.results.table import grade_summary, grade_table
 
 
 @pytest.fixture(autouse=True)
-def venv_tools_on_path(monkeypatch):
-    from coursekit.classroom.course import use_venv_tools
+def gradebook_schema_in_process():
+    from coursekit.nbgrader_schema import answer_in_process
 
-    use_venv_tools()
+    answer_in_process()
 
 
 def _class(tmp_path, students):
@@ -148,7 +148,7 @@ def test_the_report_names_students_sorts_and_lists_what_needs_attention(tmp_path
 
 def test_a_course_test_cell_is_named_by_its_rule_in_words():
     from autograder.rules import statement
-    from coursekit.classroom.report import _rule_in_words
+    from coursekit.classroom.results.report import _rule_in_words
 
     assert _rule_in_words("test_L3") == f"L3: {statement('L3')}"
     assert _rule_in_words("test_add") == ""

@@ -37,8 +37,8 @@ from playwright.sync_api import expect
 from rosters import roster_text
 from test_pipeline import REPO, run
 
-from coursekit.classroom.accounts import exists, remove_accounts
-from coursekit.classroom.hub import proxy_command
+from coursekit.classroom.hub.accounts import exists, remove_accounts
+from coursekit.classroom.hub.launch import proxy_command
 from coursekit.exercises.planted import BUGS, answered
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("hub")]
@@ -53,7 +53,7 @@ ANSWERS = {"right": None, "wrong": BUG}
 def hub_class(tmp_path):
     require_root_and_tools()
     if proxy_command() is None:
-        pytest.skip("configurable-http-proxy is not installed (make install: npm)")
+        pytest.skip("Traefik, the hub's proxy, is not installed: pip install -e '.[hub]'")
     suffix = secrets.token_hex(3)
     people = {"instructor": f"mgi{suffix}", "right": f"mga{suffix}", "wrong": f"mgb{suffix}"}
     base, hub = open_folder(), None

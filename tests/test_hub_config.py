@@ -11,9 +11,9 @@ from types import SimpleNamespace
 import pytest
 from traitlets.config.loader import PyFileConfigLoader
 
-from coursekit.classroom import hub
-from coursekit.classroom.accounts import name_problem
-from coursekit.classroom.hub_config import HubSettings, write_configs
+from coursekit.classroom.hub import launch as hub
+from coursekit.classroom.hub.accounts import name_problem
+from coursekit.classroom.hub.config import HubSettings, write_configs
 
 
 def _settings(tmp_path: Path, **changes) -> HubSettings:
@@ -35,7 +35,6 @@ def _settings(tmp_path: Path, **changes) -> HubSettings:
         bind_url="http://127.0.0.1:8000",
         hub_bind_url="http://127.0.0.1:8081",
         proxy_api_url="http://127.0.0.1:8001",
-        proxy_command=["/opt/node/configurable-http-proxy"],
         singleuser="/opt/venv/bin/jupyterhub-singleuser",
         authenticator="firstuseauthenticator.FirstUseAuthenticator",
         auth_note="first use",
@@ -57,7 +56,13 @@ def test_the_hub_config_loads_and_gives_each_role_its_nbgrader(tmp_path):
     assert config.Authenticator.allowed_users == {"teacher", "ada", "o'brien"}
     assert config.Authenticator.admin_users == {"teacher"}
     assert config.FirstUseAuthenticator.create_users is False
-    assert config.ConfigurableHTTPProxy.command == ["/opt/node/configurable-http-proxy"]
+    # the proxy: Traefik, its files in the hub's own folder, its API local and behind a password
+    assert config.JupyterHub.proxy_class == "traefik_file"
+    assert config.TraefikProxy.traefik_api_url == "http://127.0.0.1:8001"
+    assert len(config.TraefikProxy.traefik_api_password) >= 32
+    assert Path(config.TraefikFileProviderProxy.static_config_file).parent == settings.state
+    assert Path(config.TraefikFileProviderProxy.dynamic_config_file).parent == settings.state
+    assert config.TraefikProxy.extra_static_config["global"]["checkNewVersion"] is False
     assert (settings.state / "jupyterhub_config.py").stat().st_mode & 0o077 == 0
 
     hook = config.Spawner.pre_spawn_hook
@@ -148,7 +153,7 @@ def test_a_short_shared_password_is_refused(tmp_path, monkeypatch):
 def test_root_hands_back_what_it_wrote_in_an_instructors_course_never_through_a_link(tmp_path):
     import os
 
-    from coursekit.classroom.grade import hand_back
+    from coursekit.classroom.grading.grade import hand_back
 
     if os.geteuid() != 0:
         pytest.skip("handing files to another account needs root")
@@ -174,7 +179,7 @@ def test_grade_says_plainly_which_sealing_layer_is_missing_and_how_to_get_it(eui
     import os
     import pwd
 
-    from coursekit.classroom import grade, grade_one
+    from coursekit.classroom.grading import grade, grade_one
     from coursekit.sealed import sandbox
 
     monkeypatch.setattr(os, "geteuid", lambda: euid)

@@ -34,9 +34,9 @@ from test_pipeline import (
 )
 
 from coursekit.classroom.course import Course
-from coursekit.classroom.download import unpack_download
-from coursekit.classroom.exchange import NO_ROSTER
-from coursekit.classroom.intake import DEFAULT_LIMITS, Limits
+from coursekit.classroom.intake.download import unpack_download
+from coursekit.classroom.intake.exchange import NO_ROSTER
+from coursekit.classroom.intake.file_limits import DEFAULT_LIMITS, Limits
 
 pytestmark = pytest.mark.xdist_group("intake")  # one worker builds the module's course
 REPO = Path(__file__).resolve().parents[1]
@@ -158,7 +158,7 @@ def test_collected_files_are_0644_whatever_the_zip_says(tmp_path):
 
 # --- grade reads submitted/ by the same rules --------------------------------------------------
 def test_grade_reads_no_symlink_or_fifo_in_a_submission(tmp_path):
-    from coursekit.classroom.repair import repair_submission
+    from coursekit.classroom.grading.repair import repair_submission
 
     secret = tmp_path / "source" / "toy.ipynb"
     secret.parent.mkdir()

@@ -813,7 +813,7 @@ def test_7_the_copy_the_repair_keeps_is_the_copy_graded(contract, tmp_path):
     """The class pipeline repairs a submission before its sealed run: of a duplicated answer
     cell, repair keeps the last copy's metadata and says that copy is graded. The sealed run
     grades that one, not the earlier copy it could still find by its cell id."""
-    from coursekit.classroom.repair import repair_submission
+    from coursekit.classroom.grading.repair import repair_submission
 
     def stub_copy_after(cells):
         right = cells[_index(cells, SECOND)]
@@ -1219,7 +1219,7 @@ def test_16_one_huge_cell_is_cut_for_display_and_holds_up_no_other_page(tmp_path
 def test_17_the_report_shows_a_submissions_notes_within_its_budget():
     """A stored run with thousands of long notes (a regrade, another tool's run): the
     report lists the first few, each cut, and says how many more there were."""
-    from coursekit.classroom.report import NOTE_CHARS, NOTES_PER_SUBMISSION, _shown
+    from coursekit.classroom.results.report import NOTE_CHARS, NOTES_PER_SUBMISSION, _shown
 
     shown = _shown([f"note {i}: " + "n" * 100_000 for i in range(5_000)])
     assert len(shown) == NOTES_PER_SUBMISSION + 1 and shown[-1] == "... and 4990 more notes"

@@ -45,10 +45,11 @@ from test_hub_config import _load, _settings
 from test_pipeline import answered, run, toy_solutions
 from traitlets.utils.importstring import import_item
 
-from coursekit.classroom import accounts, hub
 from coursekit.classroom.course import Course
 from coursekit.classroom.deadlines import submission_time
-from coursekit.classroom.hub_config import write_configs
+from coursekit.classroom.hub import accounts
+from coursekit.classroom.hub import launch as hub
+from coursekit.classroom.hub.config import write_configs
 from coursekit.classroom.spreadsheet import FORMULA_STARTS, NUMBER
 from coursekit.cli import main as cli
 

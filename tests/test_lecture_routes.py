@@ -5,9 +5,10 @@ matplotlib (a bare `pip install minigrad-course-student`), where the cells that 
 say which extra to install. Saved work survives `check` of an untouched copy, and
 `minigrad-course saved restore` brings an earlier version back.
 
-The environments are the ones tests/test_package_install.py builds (its fixtures, imported);
+The environment is the session's one students' distribution (tests/students_distribution.py);
 the notebooks run in a kernel of that environment (its own kernel spec, as pip installs
-ipykernel's), never in this checkout's."""
+ipykernel's), never in this checkout's: all the lectures of one route through one process,
+each in a kernel of its own."""
 
 from __future__ import annotations
 
@@ -18,14 +19,12 @@ import sysconfig
 from pathlib import Path
 
 import pytest
-from test_package_install import _python, _started, installed, student  # noqa: F401
+from test_package_install import _python, _started
 
 from coursekit.edition import graded_functions, seam_source
 from coursekit.exercises.cells import without_markers
 from coursekit.exercises.planted import BUGS, answered
 
-# each test in its own group, so that they spread over the workers (each worker that runs
-# one builds the environments once, in the module's fixtures)
 pytestmark = [pytest.mark.slow]
 OPTIONAL = ("torch", "matplotlib")  # what `[torch]` and `[lab]` bring
 LECTURES = (
@@ -37,27 +36,30 @@ LECTURES = (
     "05_rebuilding_tensors",
     "06_devices",
     "07_capstone",
+    "08_extending_autograd",
 )
 RUNNER = """
 import json, sys
 import nbformat
 from nbclient import NotebookClient
 
-nb = nbformat.read(sys.argv[1], as_version=4)
-client = NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=True,
-                        resources={"metadata": {"path": sys.argv[2]}})
-client.execute()
-cells = []
-for index, cell in enumerate(nb.cells):
-    if cell.cell_type != "code":
-        continue
-    outputs = cell.get("outputs", [])
-    cells.append({
-        "index": index,
-        "errors": [f"{o['ename']}: {o['evalue']}" for o in outputs if o.output_type == "error"],
-        "text": "".join(o.get("text", "") for o in outputs if o.output_type == "stream"),
-    })
-print(json.dumps(cells))
+out = {}
+for path in sys.argv[2:]:
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=True,
+                            resources={"metadata": {"path": sys.argv[1]}})
+    client.execute()
+    cells = out[path] = []
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        outputs = cell.get("outputs", [])
+        cells.append({
+            "index": index,
+            "errors": [f"{o['ename']}: {o['evalue']}" for o in outputs if o.output_type == "error"],
+            "text": "".join(o.get("text", "") for o in outputs if o.output_type == "stream"),
+        })
+print("@@" + json.dumps(out))
 """
 
 
@@ -87,17 +89,19 @@ def _environment(site: Path, cwd: Path, without=()) -> dict:
     return env
 
 
-def run_lecture(site: Path, folder: Path, name: str, without=()) -> list[dict]:
-    """The lecture laid out in folder/lectures, executed in the environment's kernel: each
-    code cell's errors and printed text."""
+def run_lectures(site: Path, folder: Path, without=()) -> dict[str, list[dict]]:
+    """Every lecture laid out in folder/lectures, executed in the environment's kernel, one
+    after the other by one process: each code cell's errors and printed text, by lecture."""
     lectures = folder / "lectures"
+    paths = [str(lectures / f"{name}.ipynb") for name in LECTURES]
     out = subprocess.run(
-        [_python(site), "-c", RUNNER, str(lectures / f"{name}.ipynb"), str(lectures)],
+        [_python(site), "-c", RUNNER, str(lectures), *paths],
         env=_environment(site, folder, without), cwd=folder,
-        capture_output=True, text=True, timeout=1200,
+        capture_output=True, text=True, timeout=3000,
     )  # fmt: skip
     assert out.returncode == 0, out.stderr[-3000:]
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    ran = json.loads(out.stdout.rpartition("@@")[2])
+    return {Path(path).stem: cells for path, cells in ran.items()}
 
 
 def course(site: Path, folder: Path, *args, without=()):
@@ -125,53 +129,53 @@ def _save_assignment_one(folder: Path) -> None:
 @pytest.mark.parametrize(
     "assignment_one",
     [
-        pytest.param(False, id="nothing_built", marks=pytest.mark.xdist_group("lectures_unbuilt")),
-        pytest.param(True, id="leaf_nodes_done", marks=pytest.mark.xdist_group("lectures_built")),
+        pytest.param(False, id="nothing_built"),
+        pytest.param(True, id="leaf_nodes_done"),
     ],
 )
 def test_every_lecture_runs_top_to_bottom_on_the_students_distribution(
-    request, tmp_path, assignment_one
+    students_distribution, tmp_path, assignment_one
 ):
     """With PyTorch and matplotlib: no cell fails. Before leaf_nodes is built, lecture 02's
     cells that need it say so and name the assignment; with it done, they run."""
-    site = request.getfixturevalue("student")  # tests/test_package_install.py's
+    site = students_distribution
     folder = _started(site, tmp_path)
     if assignment_one:
         _save_assignment_one(folder)
     notes = {}
-    for name in LECTURES:
-        cells = run_lecture(site, folder, name)
+    for name, cells in run_lectures(site, folder).items():
         assert _errors(cells) == [], name
         notes[name] = "\n".join(c["text"] for c in cells)
+    assert sorted(notes) == sorted(LECTURES)
     leaf_nodes_missing = "not built yet; you build it in assignment 1 (leaf_nodes)"
     assert (leaf_nodes_missing in notes["02_leaf_nodes"]) == (not assignment_one)
     assert "you build it in assignment 3 (inplace_versions)" in notes["04_inplace_versions"]
     assert "not installed" not in "".join(notes.values())
 
 
-@pytest.mark.xdist_group("lectures_without_torch")
-def test_without_pytorch_each_lecture_runs_to_the_end_and_says_what_to_install(request, tmp_path):
+def test_without_pytorch_each_lecture_runs_to_the_end_and_says_what_to_install(
+    students_distribution, tmp_path
+):
     """A bare `pip install minigrad-course-student`: each lecture's cells that need PyTorch
     (or matplotlib, lecture 02's plot) say which extra to install, and the rest run."""
-    site = request.getfixturevalue("student")  # tests/test_package_install.py's
+    site = students_distribution
     folder = _started(site, tmp_path)
     texts = {}
-    for name in LECTURES:
-        cells = run_lecture(site, folder, name, without=OPTIONAL)
+    for name, cells in run_lectures(site, folder, without=OPTIONAL).items():
         assert _errors(cells) == [], name
         texts[name] = "\n".join(c["text"] for c in cells)
         assert "pip install 'minigrad-course-student[torch]'" in texts[name], name
+    assert sorted(texts) == sorted(LECTURES)
     assert "pip install 'minigrad-course-student[lab]'" in texts["02_leaf_nodes"]
 
 
-@pytest.mark.xdist_group("saved_work")
 def test_checking_an_untouched_copy_keeps_saved_work_and_restore_brings_back_a_version(
-    request, tmp_path
+    students_distribution, tmp_path
 ):
     """A right leaf_nodes is checked (its bind line saves it); `check` of the untouched copy
     leaves the saved functions as they were; a wrong answer replaces them, `saved list`
     shows both versions and `saved restore` brings the right one back."""
-    site = request.getfixturevalue("student")  # tests/test_package_install.py's
+    site = students_distribution
     folder = _started(site, tmp_path)
     notebook = folder / "exercises" / "leaf_nodes" / "leaf_nodes.ipynb"
     released = notebook.read_text()

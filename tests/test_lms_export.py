@@ -24,12 +24,13 @@ from datetime import datetime
 
 import pytest
 
-from coursekit.classroom.course import Course, use_venv_tools
+from coursekit.classroom.course import Course
 from coursekit.classroom.deadlines import apply_penalties
-from coursekit.classroom.export_lms import canvas_title_problem, moodle_identifiers
-from coursekit.classroom.roster import RosterError, import_roster, read_roster
+from coursekit.classroom.intake.roster import RosterError, import_roster, read_roster
+from coursekit.classroom.results.export_lms import canvas_title_problem, moodle_identifiers
 from coursekit.classroom.runs import LatePolicy, ensure_table, new_run
 from coursekit.cli import main as cli
+from coursekit.nbgrader_schema import answer_in_process
 
 ROSTER = """\
 id,first_name,last_name,email,lms_user_id,sis_id,sis_login_id,section
@@ -62,7 +63,7 @@ SCORES = {  # (student, assignment) -> ({cell: score}, handed in, run status, no
 
 @pytest.fixture(scope="module")
 def small_class(tmp_path_factory):
-    use_venv_tools()
+    answer_in_process()
     tmp_path = tmp_path_factory.mktemp("lms")
     root = tmp_path / "course"
     root.mkdir()
@@ -322,7 +323,7 @@ def test_an_lms_user_id_canvas_would_misread_is_left_out_of_the_id_column(
     small_class, capsys, monkeypatch
 ):
     """Canvas looks the ID cell up as a number (Ruby's to_i: "12abc" reads 12, another user)."""
-    from coursekit.classroom import export_lms
+    from coursekit.classroom.results import export_lms
 
     read = export_lms._read
 

@@ -1,4 +1,4 @@
-"""What a grading process builds once for nbgrader (coursekit/classroom/nbgrader_reuse.py)
+"""What a grading process builds once for nbgrader (coursekit/classroom/grading/nbgrader_reuse.py)
 must leave nbgrader's results as they were: the same metadata errors, and a gradebook file
 replaced between jobs read afresh through the engine kept for its URL."""
 
@@ -11,7 +11,7 @@ import nbgrader.api
 import pytest
 from nbgrader.api import Gradebook
 
-from coursekit.classroom.nbgrader_reuse import SchemaCheckedOnce, engine_per_url
+from coursekit.classroom.grading.nbgrader_reuse import SchemaCheckedOnce, engine_per_url
 
 SCHEMA = {"type": "object", "properties": {"points": {"type": "number"}}, "required": ["points"]}
 

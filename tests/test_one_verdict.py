@@ -7,7 +7,13 @@ each single function wrong and the rest right; untouched. The sealed grade is th
 (the instructor's, on the course's own functions for what a cell does not grade). A window
 may differ from it only where it says a cell is NOT CONFIRMED, naming the function still to
 write or still failing its own rule (the class edition has no reference to stand in for
-it), and `check` counts those points apart from its total."""
+it), and `check` counts those points apart from its total.
+
+The whole set on every route, for one assignment (leaf_nodes: its four functions make ten
+notebooks; every assignment's would be about five times as long). Each window runs all the
+notebooks of a route through one process (a kernel per notebook, as the window does); the
+students' distribution and the sealed grades are made once for the session
+(tests/students_distribution.py)."""
 
 from __future__ import annotations
 
@@ -19,7 +25,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from test_package_install import course_command, fresh_environment, pip_install
+from students_distribution import once_per_session
+from test_package_install import course_command
 
 from coursekit import sealed
 from coursekit.exercises.grading import PUBLIC_SEED
@@ -39,18 +46,10 @@ WRONG = {
     "accumulate_grad": next(b for b in BUGS[NAME] if b.rule == "L8"),
     "set_grad": next(b for b in BUGS[NAME] if b.rule == "L13"),
 }
-# On the students' distribution (each notebook run twice more per route, about a minute on a
-# busy 2-core machine): the notebooks where the class edition can differ from the clone,
-# every function's own case among them (without PyTorch, the recorded observations: fewer)
-STUDENT_SET = {
-    False: ["all_right", "untouched", "only_read_grad", "only_accumulate_grad",
-            "wrong_accumulate_grad", "wrong_retain_grad"],
-    True: ["all_right", "only_read_grad", "wrong_accumulate_grad"],
-}  # fmt: skip
 GENEROUS = sealed.Limits(wall_s=900, cpu_s=600, cell_s=300, scenario_s=120)
 CHECK_LINE = re.compile(r"^(test_\w+)\s+(\S+) / (\S+)\s+(.*)$")
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("one_verdict")]
+pytestmark = [pytest.mark.slow]
 
 
 def notebooks() -> dict[str, str]:
@@ -76,8 +75,10 @@ def notebooks() -> dict[str, str]:
     return out
 
 
-def sealed_grades(folder: Path) -> dict[str, dict[str, float]]:
-    """The instructor's sealed grade of each notebook: test cell -> points."""
+def sealed_grades(folder: Path) -> dict[str, dict]:
+    """The instructor's sealed grade of each notebook: test cell -> points, under "not run"
+    the cells that did not run here (CUDA without a GPU), under "result" the whole
+    SealedResult as JSON."""
     contract = sealed.Contract.from_notebook(SOURCE)
     grades = {}
     for path in sorted(folder.glob(f"*/{NAME}.ipynb")):
@@ -87,39 +88,70 @@ def sealed_grades(folder: Path) -> dict[str, dict[str, float]]:
         grades[path.parent.name]["not run"] = [
             k for k, c in result.cells.items() if c.status == "not run"
         ]
+        grades[path.parent.name]["result"] = result.to_json()
     return grades
 
 
-# each notebook's kernel saves a class edition's functions in a folder of its own, so one
-# notebook's never reach the next
+# Each window over every notebook in one process of the route's Python (one kernel per
+# notebook, as the window runs it). Each notebook's kernel saves a class edition's functions
+# in a folder of its own under argv[1], so one notebook's never reach the next.
 VALIDATE = """
-import json, os, sys, tempfile
+import json, os, sys
+from pathlib import Path
 from nbgrader.validator import Validator
 v = Validator()
 v.execute_preprocessor_timeout = 900
 out = {}
-for path in sys.argv[1:]:
-    os.environ["MINIGRAD_MY_SEAMS"] = tempfile.mkdtemp()
+for path in sys.argv[2:]:
+    os.environ["MINIGRAD_MY_SEAMS"] = str(Path(sys.argv[1], "validate", Path(path).parent.name))
     out[path] = v.validate(path)
+print("@@" + json.dumps(out))
+"""
+# `check --seed SEED NOTEBOOK` is selfcheck.run(NOTEBOOK, seed=SEED), once per notebook
+CHECK = """
+import io, json, os, sys
+from pathlib import Path
+from coursekit.exercises.selfcheck import run
+out = {}
+for path in sys.argv[3:]:
+    os.environ["MINIGRAD_MY_SEAMS"] = str(Path(sys.argv[1], "check", Path(path).parent.name))
+    text = io.StringIO()
+    code = run(Path(path), out=text, seed=int(sys.argv[2]))
+    out[path] = {"code": code, "text": text.getvalue()}
 print("@@" + json.dumps(out))
 """
 
 
-def validated(python: list, paths: list[Path], env=None) -> dict[str, dict]:
-    """nbgrader's Validate of each notebook (its API, in the route's Python): test cell ->
-    the error it raised ("" when it passed)."""
-    done = subprocess.run([*python, "-c", VALIDATE, *map(str, paths)], capture_output=True,
-                          text=True, env=env, timeout=3000)  # fmt: skip
+def windows(run_python, paths: list[Path], scratch: Path) -> tuple[dict, dict]:
+    """nbgrader's Validate and `check --seed SEED` of each notebook, run by
+    run_python(ARGS) (the route's `python ARGS`): Validate's test cell -> the error it raised
+    ("" when it passed); check's test cell -> (points shown, its verdict line), its total
+    line and its text."""
+    done = run_python("-c", VALIDATE, str(scratch), *map(str, paths))
     assert done.returncode == 0, done.stderr[-3000:]
-    raw = json.loads(done.stdout.rpartition("@@")[2])
-    out = {}
-    for path, result in raw.items():
-        errors = {}
-        for failed in result.get("failed", []):
-            grade_id = _grade_id_of(Path(path), failed["source"])
-            errors[grade_id] = failed.get("error") or failed.get("raw_error", "")
-        out[Path(path).parent.name] = errors
-    return out
+    validate = {}
+    for path, result in json.loads(done.stdout.rpartition("@@")[2]).items():
+        validate[Path(path).parent.name] = {
+            _grade_id_of(Path(path), f["source"]): f.get("error") or f.get("raw_error", "")
+            for f in result.get("failed", [])
+        }
+    done = run_python("-c", CHECK, str(scratch), str(SEED), *map(str, paths))
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert not done.stderr.strip(), done.stderr[-2000:]  # no kernel noise
+    check = {}
+    for path, result in json.loads(done.stdout.rpartition("@@")[2]).items():
+        text = result["text"]
+        assert result["code"] in (0, 1) and "Traceback" not in text, text[-3000:]
+        cells = {}
+        for line in text.splitlines():
+            match = CHECK_LINE.match(line)
+            if match:
+                cells[match[1]] = (match[2], match[4])
+            elif line.startswith("test_cuda_"):
+                cells[line.split()[0]] = ("not run", line)
+        total = next(line for line in text.splitlines() if line.startswith("total"))
+        check[Path(path).parent.name] = {"cells": cells, "total": total, "text": text}
+    return validate, check
 
 
 def _grade_id_of(path: Path, source: str) -> str:
@@ -130,25 +162,6 @@ def _grade_id_of(path: Path, source: str) -> str:
     raise AssertionError(f"Validate named a cell that is not in {path}: {source[:200]}")
 
 
-def checked(run_check, paths: list[Path]) -> dict[str, dict]:
-    """`check --seed SEED` of each notebook: test cell -> (points shown, its verdict line),
-    and what its total line says."""
-    out = {}
-    for path in paths:
-        text = run_check(path)
-        assert "Traceback" not in text, text[-3000:]
-        cells = {}
-        for line in text.splitlines():
-            match = CHECK_LINE.match(line)
-            if match:
-                cells[match[1]] = (match[2], match[4])
-            elif line.startswith("test_cuda_"):
-                cells[line.split()[0]] = ("not run", line)
-        total = next(line for line in text.splitlines() if line.startswith("total"))
-        out[path.parent.name] = {"cells": cells, "total": total, "text": text}
-    return out
-
-
 def agree(grades, validate, check, edition: str) -> list[str]:
     """Every disagreement between a window and the sealed grade that the window did not
     name as not confirmed (empty when they agree)."""
@@ -156,7 +169,7 @@ def agree(grades, validate, check, edition: str) -> list[str]:
     for notebook, grade in grades.items():
         confirmed_total = unconfirmed_total = 0.0
         for cell, points in grade.items():
-            if cell == "not run":
+            if cell in ("not run", "result"):
                 continue
             shown, line = check[notebook]["cells"][cell]
             error = validate[notebook].get(cell, "")
@@ -200,97 +213,69 @@ def _max(cell: str) -> float:
     )
 
 
-@pytest.fixture(scope="module")
-def notebook_folder(tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("notebooks")
+def _write_notebooks(folder: Path) -> None:
     for name, text in notebooks().items():
         (folder / name).mkdir()
         (folder / name / f"{NAME}.ipynb").write_text(text)
+
+
+@pytest.fixture(scope="module")
+def notebook_folder(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("notebooks")
+    _write_notebooks(folder)
     return folder
 
 
 @pytest.fixture(scope="module")
-def grades(notebook_folder):
-    return sealed_grades(notebook_folder)
+def grades(tmp_path_factory):
+    """The sealed grades, graded once for the session (any worker's first ask)."""
 
+    def grade(folder: Path) -> str:
+        _write_notebooks(folder)
+        return json.dumps(sealed_grades(folder))
 
-@pytest.fixture(scope="module")
-def students_distribution(tmp_path_factory) -> Path:
-    """`minigrad-course edition DIR` (this checkout's instructor command), installed into a
-    fresh environment: its site-packages."""
-    root = tmp_path_factory.mktemp("edition")
-    cli = Path(sys.executable).with_name("minigrad-course")
-    out = subprocess.run([cli, "edition", str(root / "project")], capture_output=True, text=True)
-    assert out.returncode == 0, out.stderr[-2000:]
-    site = fresh_environment(root / "env")
-    pip_install(site, str(root / "project"), cwd=root)
-    return site
+    return json.loads(once_per_session(tmp_path_factory, "one-verdict-grades", grade))
 
 
 def test_the_issues_case_on_the_clone_check_and_the_sealed_grade_agree(grades):
     """Only read_grad written: the sealed grade gives L3 its 5 points, the rest 0."""
     assert grades["only_read_grad"]["test_L3"] == 5
     assert sum(v for k, v in grades["only_read_grad"].items() if k.startswith("test_L")) == 5
-    assert sum(v for k, v in grades["all_right"].items() if k != "not run") == 23
+    assert sum(v for k, v in grades["all_right"].items() if k.startswith("test_")) == 23
 
 
-def test_clone_windows_agree(grades, notebook_folder):
+ROUTES = {"clone": None, "students (PyTorch)": False, "students (recorded)": True}
+
+
+@pytest.mark.parametrize("route", ROUTES, ids=["clone", "students_pytorch", "students_recorded"])
+def test_the_windows_agree_with_the_sealed_grade(request, grades, notebook_folder, tmp_path, route):
+    """Every notebook of the set, on the clone (this checkout's Python) and on the students'
+    distribution (its fresh environment, with PyTorch and with PyTorch hidden: the recorded
+    observations)."""
     paths = sorted(notebook_folder.glob(f"*/{NAME}.ipynb"))
-    validate = validated([sys.executable], paths)
+    if ROUTES[route] is None:
 
-    def run_check(path):
-        done = subprocess.run(
-            [sys.executable, "-m", "coursekit.exercises.selfcheck", "--seed", str(SEED), path],
-            capture_output=True, text=True, cwd=path.parent, timeout=1500,
-        )  # fmt: skip
-        assert done.returncode in (0, 1), done.stdout[-2000:] + done.stderr[-2000:]
-        assert not done.stderr.strip(), done.stderr[-2000:]  # no kernel noise
-        return done.stdout
+        def run_python(*args):
+            return subprocess.run([sys.executable, *args], capture_output=True, text=True,
+                                  timeout=3000)  # fmt: skip
+    else:
+        site = request.getfixturevalue("students_distribution")
 
-    check = checked(run_check, paths)
-    assert agree(grades, validate, check, "clone") == []
-    # the issue's case names nothing unconfirmed here: the clone has the course's functions
-    assert check["only_read_grad"]["cells"]["test_L3"][0] == "5"
+        def run_python(*args):
+            return course_command(site, tmp_path, *args, python=True,
+                                  without_torch=ROUTES[route])  # fmt: skip
 
-
-@pytest.mark.parametrize(
-    "without_torch",
-    [False, True],
-    ids=["pytorch", "recorded"],
-)
-def test_students_distribution_windows_agree(
-    grades, notebook_folder, students_distribution, tmp_path, without_torch
-):
-    site = students_distribution
-    paths = [notebook_folder / n / f"{NAME}.ipynb" for n in STUDENT_SET[without_torch]]
-    grades = {n: grades[n] for n in STUDENT_SET[without_torch]}
-    probe = course_command(site, tmp_path, "-c", VALIDATE, *map(str, paths), python=True,
-                           without_torch=without_torch)  # fmt: skip
-    assert probe.returncode == 0, probe.stderr[-3000:]
-    raw = json.loads(probe.stdout.rpartition("@@")[2])
-    validate = {}
-    for path, result in raw.items():
-        validate[Path(path).parent.name] = {
-            _grade_id_of(Path(path), f["source"]): f.get("error") or f.get("raw_error", "")
-            for f in result.get("failed", [])
-        }
-
-    def run_check(path):
-        cwd = tmp_path / path.parent.name  # its own folder of saved functions
-        cwd.mkdir()
-        done = course_command(site, cwd, "check", "--seed", str(SEED), str(path),
-                              without_torch=without_torch)  # fmt: skip
-        assert done.returncode in (0, 1), done.stdout[-2000:] + done.stderr[-2000:]
-        return done.stdout
-
-    check = checked(run_check, paths)
-    edition = "students (recorded)" if without_torch else "students (PyTorch)"
-    assert agree(grades, validate, check, edition) == []
-    # the issue's case: L3 is not contradicted; what cannot be confirmed is named
-    # (the class edition's: its L3 scenarios call backward(), which needs accumulate_grad)
+    validate, check = windows(run_python, paths, tmp_path)
+    assert sorted(validate) == sorted(check) == sorted(grades)  # the whole set, every window
+    assert agree(grades, validate, check, route) == []
     shown, line = check["only_read_grad"]["cells"]["test_L3"]
+    if route == "clone":  # the issue's case: nothing is unconfirmable on the clone
+        assert shown == "5", line
+        return
+    # the issue's case: L3 is not contradicted; what cannot be confirmed is named (the class
+    # edition's L3 scenarios call backward(), which needs accumulate_grad)
     assert shown == "?" and "accumulate_grad()" in line, line
-    if not without_torch:  # a wrong retain_grad() leaves L11 to grading's own retain_grad()
+    if route == "students (PyTorch)":  # a wrong retain_grad() leaves L11 to its own rule
         shown, line = check["wrong_retain_grad"]["cells"]["test_L11"]
         assert shown == "?" and "retain_grad() passes its own rule (L4)" in line, line
         assert check["wrong_retain_grad"]["cells"]["test_L4"][0] == "0"
@@ -325,9 +310,62 @@ def test_start_lays_out_notebooks_that_work_where_they_are(students_distribution
             assert not [w for w in CLONE_ONLY if w in text], (path.name, cell.source[:300])
     notebook = folder / "exercises" / NAME / f"{NAME}.ipynb"
     notebook.write_text(answered(notebook, NAME))
-    probe = course_command(site, tmp_path, "-c", VALIDATE, str(notebook), python=True)
+    probe = course_command(site, tmp_path, "-c", VALIDATE, str(tmp_path), str(notebook),
+                           python=True)  # fmt: skip
     assert probe.returncode == 0, probe.stderr[-3000:]
     result = json.loads(probe.stdout.rpartition("@@")[2])[str(notebook)]
     assert result == {}, result  # nothing failed: "Success!" in the lab's dialog
     readme = site.parents[3] / "project" / "README.md"
     assert "minigrad-course check" in readme.read_text()
+
+
+ANCHORED_HEADING = re.compile(r'<a\s+id="([^"]+)"\s*>\s*</a>\s*\n\s*#+\s*(.+)')
+
+
+def test_graded_feedback_links_each_section_to_reread(grades, notebook_folder, tmp_path):
+    """The HTML feedback of a wrong accumulate_grad (its sealed outputs, rendered as nbgrader's
+    feedback renders them, through the sanitiser): a link whose text is the section's heading
+    and whose href, from where Fetch Feedback puts the page in the student's home, opens that
+    heading's anchor in the lecture `minigrad-course start course` laid out there."""
+    from nbconvert.exporters import HTMLExporter
+    from nbgrader.converters import GenerateFeedback
+    from traitlets.config import Config
+
+    from coursekit.classroom.safe_html import render_safely
+    from coursekit.content import copy_content
+    from coursekit.routes import START_FOLDER
+    from coursekit.sealed.nbgrader_steps import seal_outputs
+
+    notebook = "wrong_accumulate_grad"
+    result = sealed.SealedResult.from_json(grades[notebook]["result"])
+    assert grades[notebook]["test_L8"] == 0  # a failing cell, which names a section
+    nb = nbformat.read(notebook_folder / notebook / f"{NAME}.ipynb", as_version=4)
+    config = Config()
+    render_safely(config)
+    config = GenerateFeedback(config=config).config  # with nbgrader's feedback template
+    nb = seal_outputs(nb, result)
+    for cell in nb.cells:  # what nbgrader's autograde records for its template
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("grade"):
+            meta["score"] = grades[notebook].get(meta["grade_id"], 0)
+    facts = {"notebook": NAME, "score": result.score, "max_score": result.max_score,
+             "late_penalty": 0}  # fmt: skip
+    page, _ = HTMLExporter(config=config).from_notebook_node(nb, resources={"nbgrader": facts})
+
+    home = tmp_path / "home"
+    folder = home / NAME / "feedback" / "2026-11-28 10:00:00.000000 UTC"
+    copy_content(home / START_FOLDER)
+    links = re.findall(r'<a href="([^"]*lectures/[^"]+)"[^>]*>([^<]+)</a>', page)
+    assert links, page[-3000:]
+    for href, text in links:
+        path, _, anchor = href.partition("#")
+        lecture = (folder / path).resolve()
+        assert lecture.is_file(), href
+        headings = dict(ANCHORED_HEADING.findall(_markdown_of(lecture)))
+        assert anchor in headings, (href, sorted(headings))
+        assert text == headings[anchor].replace("`", "").strip(), (text, headings[anchor])
+
+
+def _markdown_of(path: Path) -> str:
+    nb = nbformat.read(path, as_version=4)
+    return "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")

@@ -59,10 +59,8 @@ def pip_install(site: Path, *what: str, cwd: Path) -> None:
     assert out.returncode == 0, out.stderr[-2000:]
 
 
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory) -> Path:
-    """The wheel, built from a copy of this checkout and installed into a fresh environment."""
-    root = tmp_path_factory.mktemp("wheel")
+def build_wheel(root: Path) -> Path:
+    """The instructor's wheel, built in root from a copy of this checkout."""
     source = root / "source"  # pip builds in the tree it is given: a copy, not the checkout
     shutil.copytree(CHECKOUT, source, ignore=shutil.ignore_patterns(
         ".git", ".venv", "build", "*.egg-info", "__pycache__", "test-artifacts", "results",
@@ -71,6 +69,14 @@ def installed(tmp_path_factory) -> Path:
              "-w", str(root / "dist"), str(source)]  # fmt: skip
     subprocess.run(build, check=True, capture_output=True, cwd=root)
     (wheel,) = (root / "dist").glob("minigrad_course-*.whl")
+    return wheel
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> Path:
+    """The wheel, built from a copy of this checkout and installed into a fresh environment."""
+    root = tmp_path_factory.mktemp("wheel")
+    wheel = build_wheel(root)
     site = fresh_environment(root / "env")
     pip_install(site, str(wheel), cwd=root)
     return site
@@ -97,9 +103,6 @@ def course_command(site: Path, cwd: Path, *args, without_torch: bool = False, py
     its `python ARGS`); a class edition's saved functions go to cwd/my_seams."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env["MINIGRAD_MY_SEAMS"] = str(cwd / "my_seams")
-    # the borrowed dependencies' commands (nbgrader runs `alembic` by name), which a real
-    # install puts in the environment's own bin: found whatever ran before in this process
-    env["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), env.get("PATH", "")])
     # the borrowed dependencies' data files (nbconvert's and nbgrader's templates), which a
     # real install puts in the environment's own share/jupyter
     borrowed = Path(sysconfig.get_path("data"), "share", "jupyter")

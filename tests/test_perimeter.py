@@ -9,8 +9,8 @@ import sys
 import pytest
 from nbgrader.api import Gradebook
 
-from coursekit.classroom.export import WideCsvExportPlugin
-from coursekit.classroom.roster import RosterError, read_roster
+from coursekit.classroom.intake.roster import RosterError, read_roster
+from coursekit.classroom.results.export import WideCsvExportPlugin
 from coursekit.classroom.runs import ensure_table
 
 HEADER = "id,first_name,last_name,email\n"
@@ -43,6 +43,28 @@ def test_a_roster_with_an_unusable_row_is_refused_with_its_line(tmp_path, row, w
     with pytest.raises(RosterError) as refused:
         read_roster(path)
     assert f"{path}, line 3: " in str(refused.value) and why in str(refused.value)
+
+
+def test_a_roster_with_several_bad_lines_names_each_at_once(tmp_path):
+    path = roster(tmp_path, "grace,Grace,Hopper,grace@x.org\n"  # line 2: fine
+                            "a/b,Ada,Lovelace,ada@x.org\n"  # line 3
+                            "ben,Ben,<b>,ben@x.org,surplus\n"  # line 4
+                            "cy,Cy,Young,cy@x.org\n"  # line 5: fine
+                            "grace,Grace,Again,g2@x.org\n"  # line 6: a repeated id
+                            "dee\x07,Dee,Dee,dee@x.org\n")  # line 7  # fmt: skip
+    with pytest.raises(RosterError) as refused:
+        read_roster(path)
+    head, *lines = str(refused.value).splitlines()
+    assert head.startswith(f"{path}: 4 problems to fix"), head
+    expected = [
+        (3, "could name another folder"),
+        (4, "more fields than the header"),
+        (6, "'grace' listed twice (first on line 2)"),
+        (7, "holds control characters"),
+    ]
+    assert len(lines) == len(expected), lines
+    for said, (line, why) in zip(lines, expected):
+        assert said.startswith(f"{path}, line {line}: ") and why in said, said
 
 
 def test_a_roster_that_is_not_utf8_says_so(tmp_path):
@@ -80,7 +102,7 @@ def test_grades_csv_cells_never_start_a_formula(tmp_path, monkeypatch):
 
 
 def test_lms_names_match_in_any_script_and_homoglyphs_are_not_guessed():
-    from coursekit.classroom.roster import Matcher
+    from coursekit.classroom.intake.roster import Matcher
 
     rows = [
         {"id": "m1", "first_name": "Мария", "last_name": "Иванова", "email": ""},

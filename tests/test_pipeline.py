@@ -28,9 +28,10 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from rosters import roster_text
 
 from bench.postgres import installed_bin, private_postgres
-from coursekit.classroom.course import Course, use_venv_tools
+from coursekit.classroom.course import Course
 from coursekit.classroom.hidden import REMOVED
 from coursekit.cli import main as cli
+from coursekit.nbgrader_schema import answer_in_process
 
 REPO = Path(__file__).resolve().parents[1]
 TOY_POINTS = {"test_add": 2.0, "test_mul": 1.0}
@@ -119,7 +120,7 @@ def gradebook_scores(url: str) -> dict:
     """(student, assignment) -> {cell: score}, through nbgrader's Gradebook."""
     from nbgrader.api import Gradebook
 
-    use_venv_tools()
+    answer_in_process()
     scores = {}
     with Gradebook(url, "minigrad-course") as gb:
         for assignment in gb.assignments:
@@ -471,7 +472,7 @@ def real_class(tmp_path_factory):
     (root / "roster.csv").write_text(ROSTER)
     course = root / "course"
     run("init", course, "--solutions", solutions, "--cpu-only", "--roster", root / "roster.csv")
-    from coursekit.classroom import demo
+    from coursekit.classroom.setup import demo
 
     released = course / "release" / "leaf_nodes" / "leaf_nodes.ipynb"
     handed = {
@@ -534,7 +535,7 @@ def test_an_import_the_grader_refuses_is_explained_everywhere(real_class):
     import html
 
     from coursekit.classroom.course import Course
-    from coursekit.classroom.table import grade_table
+    from coursekit.classroom.results.table import grade_table
     from coursekit.sealed.grade import IMPORTABLE
 
     reason = "No module named 'torch'"
@@ -600,7 +601,7 @@ def test_export_has_one_row_per_student_and_a_column_per_cell(real_class):
 @pytest.mark.xdist_group("pipeline_real")
 def test_report_plots_and_summary(real_class):
     from coursekit.classroom.course import Course
-    from coursekit.classroom.report import summarise
+    from coursekit.classroom.results.report import summarise
 
     page = (real_class / "report" / "index.html").read_text()
     for figure in ("score_distribution.png", "scenario_pass_rate.png", "failure_messages.png"):

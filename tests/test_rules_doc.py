@@ -111,6 +111,11 @@ SUBJECTS = {
     "N1": ("operation",),
     "N2": ("dtype", "promot"),
     "N3": ("print",),
+    "N4": ("state_dict", "load_state_dict", "DataLoader"),
+    "X1": ("apply", "ctx", "save_for_backward"),
+    "X2": ("None", "broadcast"),
+    "X3": ("save_for_backward", "version"),
+    "X4": ("view", "mark_dirty", "in-place"),
 }
 
 

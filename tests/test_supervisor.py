@@ -1,4 +1,4 @@
-"""The local grading workers (coursekit/classroom/supervisor.py): each grades job after job,
+"""The local grading workers (coursekit/classroom/grading/supervisor.py): each grades job after job,
 so what grading warms is paid once per worker; one that dies or overruns is replaced, and
 the folder workers stage sealed files in goes with the pool, killed workers' included."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from coursekit.classroom.grade_one import Job
-from coursekit.classroom.supervisor import JOBS_PER_WORKER, Limits, WorkerPool, run_jobs
+from coursekit.classroom.grading.grade_one import Job
+from coursekit.classroom.grading.supervisor import JOBS_PER_WORKER, Limits, WorkerPool, run_jobs
 
 GRADER = "fake_graders:which_process"
 LEAVES = "fake_graders:leaves_processes"
@@ -88,7 +88,7 @@ def test_a_pool_removes_the_folders_of_pools_whose_process_was_killed(tmp_path, 
     import sys
     import tempfile
 
-    from coursekit.classroom.supervisor import STAGE_PREFIX
+    from coursekit.classroom.grading.supervisor import STAGE_PREFIX
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the sweep looks here only
     ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
@@ -103,3 +103,38 @@ def test_a_pool_removes_the_folders_of_pools_whose_process_was_killed(tmp_path, 
         assert Path(pool._stage).parent == tmp_path
     finally:
         pool.close()
+
+
+def _grade_as_a_daemon(tmp_path: Path, answers) -> None:
+    """Run in a daemonic process, as a Dask nanny's worker: multiprocessing may not start a
+    child there."""
+    try:
+        limits = Limits(wall_s=5)
+        finished = run_jobs(jobs(tmp_path, "a", "dies", "b", "sleeps"), 1, limits, GRADER,
+                            tmp_path / "l")  # fmt: skip
+        answers.put([(job.student, result, problem) for job, result, problem in finished])
+    except BaseException as error:
+        answers.put(repr(error))
+
+
+def test_a_daemonic_process_grades_through_fresh_interpreters(tmp_path):
+    import multiprocessing
+
+    import psutil
+
+    context = multiprocessing.get_context("fork")
+    answers = context.Queue()
+    daemon = context.Process(target=_grade_as_a_daemon, args=(tmp_path, answers), daemon=True)
+    daemon.start()
+    try:
+        finished = answers.get(timeout=600)
+    finally:
+        daemon.join(30)
+    assert isinstance(finished, list), finished
+    problems = {student: problem for student, _, problem in finished}
+    assert problems["a"] == problems["b"] == "", problems
+    assert "died (signal 9)" in problems["dies"] and "over the 5 s limit" in problems["sleeps"]
+    graded = [result for student, result, _ in finished if student in ("a", "b")]
+    assert graded[0]["pid"] != graded[1]["pid"]  # a fresh one after the killed one
+    assert daemon.exitcode == 0
+    assert not any(psutil.pid_exists(result["pid"]) for result in graded)

@@ -1,4 +1,4 @@
-"""The batched gradebook writer (coursekit/classroom/writer.py, issue 32).
+"""The batched gradebook writer (coursekit/classroom/grading/writer.py, issue 32).
 
 - Its rows are nbgrader's: the same results written one by one through nbgrader's Gradebook
   API (add_submission, find_grade, find_comment: what `nbgrader autograde` does) and in
@@ -31,8 +31,8 @@ from test_pipeline import (
 )
 
 from coursekit.classroom.course import Course
+from coursekit.classroom.grading.writer import GradebookRows
 from coursekit.classroom.runs import ensure_table, new_run
-from coursekit.classroom.writer import GradebookRows
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -154,9 +154,9 @@ def test_a_result_for_a_cell_the_gradebook_lacks_is_refused_with_its_batch(tmp_p
 STUDENTS = [f"s{i:02d}" for i in range(12)]
 KILLED = """
 import os, signal, sys, threading
-from coursekit.classroom import writer
+from coursekit.classroom.grading import writer
 from coursekit.classroom.course import Course
-from coursekit.classroom.grade import grade_class
+from coursekit.classroom.grading.grade import grade_class
 
 everything_put, puts, batches = threading.Event(), [], []
 put, write = writer.BatchWriter.put, writer.GradebookRows._write
@@ -196,7 +196,7 @@ def test_a_grade_killed_mid_batch_stores_each_result_once_in_order(tmp_path):
     assert stored == STUDENTS[:1]  # the first batch, nothing of the second
     assert _scored(root) == {(STUDENTS[0], "toy")}
 
-    from coursekit.classroom.grade import grade_class
+    from coursekit.classroom.grading.grade import grade_class
 
     resumed = grade_class(Course.at(root), 1, grader="fake_graders:quick", stream=io.StringIO())
     assert [r["student"] for r in resumed] == STUDENTS[1:]

@@ -87,7 +87,7 @@ def release_exercises(state: Path, exercises: Path):
     from traitlets.config import Config
 
     import minigrad
-    from coursekit.classroom.init_course import drop_cuda_cells
+    from coursekit.classroom.setup.init_course import drop_cuda_cells
 
     release = state / "release"
     shutil.rmtree(release, ignore_errors=True)

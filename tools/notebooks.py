@@ -30,9 +30,9 @@ def course_notebooks():
     return sorted(COURSE.glob("*.ipynb"))
 
 
-def execute(path, timeout=CELL_TIMEOUT_S):
+def execute(path, timeout=CELL_TIMEOUT_S, allow_errors=False):
     """The notebook at `path`, executed top to bottom (raises nbclient's CellExecutionError
-    on the first failing cell)."""
+    on the first failing cell; with allow_errors, every cell runs and errors are outputs)."""
     from nbclient import NotebookClient
 
     nb = nbformat.read(path, as_version=4)
@@ -40,6 +40,7 @@ def execute(path, timeout=CELL_TIMEOUT_S):
         nb,
         timeout=timeout,
         kernel_name=KERNEL,
+        allow_errors=allow_errors,
         resources={"metadata": {"path": str(Path(path).parent)}},
     )
     client.execute()

@@ -3,6 +3,7 @@
 from autograder.catalogue import (  # noqa: F401
     basics,
     basics_shapes,
+    custom_functions,
     devices,
     graded_paths,
     inplace,
@@ -13,6 +14,7 @@ from autograder.catalogue import (  # noqa: F401
     values_autograd,
     values_course_code,
     values_fidelity,
+    values_nn_apis,
     values_scalars,
     values_training,
     values_tutorials,

@@ -28,3 +28,8 @@ def idiv(t, s):
 
 def setitem(t, key, value):
     t[key] = value
+
+
+def zero_(t):
+    """`t.zero_()` as a statement: what it changed is then read off each name in turn."""
+    t.zero_()

@@ -4,7 +4,7 @@ memory shared both ways, tensor() copying, detach()/detach_(), and the float64-a
 import numpy as np
 
 from autograder.catalogue._data import floats, scalar
-from autograder.catalogue._statements import setitem
+from autograder.catalogue._statements import setitem, zero_
 from autograder.scenarios import scenario
 
 LECTURE = "course/03_detach_numpy.ipynb"
@@ -81,8 +81,12 @@ def detach_edit_breaks_backward(T, record, rng):
     n = int(rng.integers(2, 5))
     a = T.tensor(floats(rng, n), requires_grad=True, device=record.device)
     y = (a * a).sum()
-    record.call("a.detach().zero_()", lambda: a.detach().zero_())
+    d = a.detach()
+    # a's version first: it counts the change only through a shared counter, and a sealed
+    # run (versions uncounted until inplace_versions is built) can read it only when not
+    record.call("d.zero_() (d = a.detach())", lambda: zero_(d))
     record.value("a._version", a._version)
+    record.tensor("d after d.zero_()", d)
     record.call("y.backward()", lambda: y.backward())
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +11,7 @@ from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
 from coursekit.classroom.printable import printable
+from coursekit.nbgrader_schema import answer_in_process
 
 CONFIG_FILE = "nbgrader_config.py"
 PIPELINE_DIR = ".pipeline"  # the pipeline's own working files, never a student's
@@ -32,13 +32,6 @@ def write_gradebook_url(root: Path, db_url: str) -> None:
     descriptor = os.open(root / GRADEBOOK_URL_FILE, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(descriptor, "w") as sink:
         sink.write(db_url + "\n")
-
-
-def use_venv_tools() -> None:
-    """nbgrader runs `alembic` by name when it creates a gradebook: find ours first."""
-    bin_dir = os.path.dirname(sys.executable)
-    if bin_dir not in os.environ.get("PATH", "").split(os.pathsep):
-        os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
 
 
 @dataclass(frozen=True)
@@ -108,7 +101,7 @@ class Course:
         """nbgrader's NbGraderAPI on this course (extra config merged over the course's)."""
         from nbgrader.apps import NbGraderAPI
 
-        use_venv_tools()
+        answer_in_process()
         config = self.config()
         if extra is not None:
             config.merge(extra)
@@ -119,7 +112,7 @@ class Course:
         """nbgrader's Gradebook on this course's database (closed on exit)."""
         from nbgrader.api import Gradebook
 
-        use_venv_tools()
+        answer_in_process()
         with Gradebook(self.url, self.course_id) as gb:
             yield gb
 

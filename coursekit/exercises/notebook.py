@@ -21,12 +21,12 @@ from coursekit import colab
 from coursekit.edition import graded_functions, seam_source
 from coursekit.exercises.assignments import ASSIGNMENTS, Assignment
 from coursekit.exercises.cells import read_cells
+from coursekit.routes import check_sentence, lecture_sentence
 from coursekit.sealed.contract import CHECK_KEY
 from coursekit.sealed.grade import IMPORTABLE
 from minigrad import seams
 
 NBGRADER_SCHEMA = 3
-ROUTES_KEY = "routes"  # a markdown cell's text per route, under its metadata's CHECK_KEY
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
 
@@ -96,13 +96,8 @@ class _Builder:
         self.count += 1
         return f"{prefix}-{self.count:03d}"
 
-    def markdown(self, source: str, routes: dict[str, str] | None = None) -> None:
-        """routes: the cell's text where a route lays the notebook out differently
-        (coursekit.content.lay_out); `source` is the clone's."""
-        cell = new_markdown_cell(source, id=self._id("md"))
-        if routes:
-            cell.metadata[CHECK_KEY] = {ROUTES_KEY: routes}
-        self.cells.append(cell)
+    def markdown(self, source: str) -> None:
+        self.cells.append(new_markdown_cell(source, id=self._id("md")))
 
     def locked(self, source: str) -> None:
         cell_id = self._id("engine")
@@ -152,7 +147,7 @@ def bind_source(a: Assignment) -> str:
 
 def build_notebook(a: Assignment) -> nbformat.NotebookNode:
     nb = _Builder(a.name)
-    nb.markdown(intro_text(a), {"start": intro_text(a, "start")})
+    nb.markdown(intro_text(a))
     nb.locked(colab.CELL)
     nb.locked(setup_source(a))
     answers = graded_functions(seam_source(a.name))
@@ -210,29 +205,17 @@ def build_notebook(a: Assignment) -> nbformat.NotebookNode:
     )
 
 
-def intro_text(a: Assignment, route: str = "clone") -> str:
-    """The notebook's introduction as laid out for `route`: "clone" (the repository, its
-    Assignment List: lectures in course/, `make check`) or "start" (a folder made by the
-    students' distribution's `minigrad-course start`: lectures in lectures/)."""
+def intro_text(a: Assignment) -> str:
+    """The notebook's introduction, as the clone reads it (coursekit/routes.py rewrites its
+    sentences that name the clone's commands and paths for the other routes)."""
     functions = ", ".join(f"`{name}`" for name in student_functions(a))
     number = ASSIGNMENTS.index(a) + 1
-    lecture = a.lecture.rsplit("/", 1)[-1]
-    folder = "course" if route == "clone" else "lectures"
-    if route == "clone":
-        check = (
-            "run `make check` from the course's root directory: it checks the copy you fetched "
-            f"and submit, `{a.fetched_copy}`"
-        )
-    else:
-        check = (
-            f"run `minigrad-course check {a.started_copy}` in a terminal, in the folder "
-            "`minigrad-course start` made"
-        )
+    check = check_sentence(a)
     return f"""# {number}. {a.title}
 
 {a.intro}
 
-This assignment follows the lecture [{lecture.removesuffix(".ipynb")}](../../{folder}/{lecture});
+{lecture_sentence(a)}
 reread it when a test fails (each failure names the section).
 
 **You build a part of minigrad itself.** The functions you write here ({functions}) are
@@ -257,8 +240,8 @@ errors and warnings, word for word.
 your cells where `torch` and every other package do not exist, so an answer that imports one
 of them scores 0 there, whatever it does here, and your feedback says so.
 
-To see the feedback the grader would give, without waiting for it, {check} (without a GPU
-it counts your CPU points and says "CUDA: not run here (no GPU), not counted")."""
+To see the feedback the grader would give, without waiting for it, {check}
+(without a GPU it counts your CPU points and says "CUDA: not run here (no GPU), not counted")."""
 
 
 def grading_table(a: Assignment) -> str:

@@ -10,9 +10,8 @@ of students from them.
 from __future__ import annotations
 
 import contextlib
+import json
 from pathlib import Path
-
-import nbformat
 
 from coursekit.content import folder
 from coursekit.exercises.cells import without_markers
@@ -152,35 +151,44 @@ WARNING_PREAMBLE = (
 )
 
 
+# Notebooks are read as the JSON they are (nbformat 4), not through nbformat: a GPU machine
+# lent for `make gpu-check` has no Jupyter packages, and it plants these answers too.
+
+
+def _solution_cells(nb: dict) -> list[dict]:
+    return [c for c in nb["cells"] if c.get("metadata", {}).get("nbgrader", {}).get("solution")]
+
+
+def _source(cell: dict) -> str:
+    source = cell["source"]
+    return "".join(source) if isinstance(source, list) else source
+
+
 def solution_sources(name: str) -> dict[str, str]:
     """grade_id -> reference answer (markers removed) of each solution cell."""
-    nb = nbformat.read(folder("solutions") / name / f"{name}.ipynb", as_version=4)
+    nb = json.loads((folder("solutions") / name / f"{name}.ipynb").read_text(encoding="utf-8"))
     return {
-        c.metadata["nbgrader"]["grade_id"]: without_markers(c.source)
-        for c in nb.cells
-        if c.metadata.get("nbgrader", {}).get("solution")
+        c["metadata"]["nbgrader"]["grade_id"]: without_markers(_source(c))
+        for c in _solution_cells(nb)
     }
 
 
 def answered(released: Path, name: str, bug: Bug | None = None, preamble: str = "") -> str:
     """The released notebook with its solution cells answered (as a student would), `bug`
     planted in the one answer that holds its text."""
-    nb = nbformat.read(released, as_version=4)
+    nb = json.loads(Path(released).read_text(encoding="utf-8"))
     answers = solution_sources(name)
     edited = 0
-    for cell in nb.cells:
-        meta = cell.metadata.get("nbgrader", {})
-        if not meta.get("solution"):
-            continue
-        cell.source = answers[meta["grade_id"]]
-        buggy = planted_in(cell.source, bug) if bug is not None else None
+    for cell in _solution_cells(nb):
+        cell["source"] = answers[cell["metadata"]["nbgrader"]["grade_id"]]
+        buggy = planted_in(cell["source"], bug) if bug is not None else None
         if buggy is not None:
-            cell.source, edited = buggy, edited + 1
+            cell["source"], edited = buggy, edited + 1
     if preamble:
-        first = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution"))
-        first.source = preamble + first.source
+        first = _solution_cells(nb)[0]
+        first["source"] = preamble + first["source"]
     assert bug is None or edited == 1, f"the bug's text is not in exactly one answer: {bug.text!r}"
-    return nbformat.writes(nb)
+    return json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
 
 
 def answer_functions(assignment: str, bug: Bug | None = None) -> dict:

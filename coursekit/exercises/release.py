@@ -7,29 +7,16 @@ source, and what nbgrader makes comes back: the release (exercises/) or the scor
 
 from __future__ import annotations
 
-import contextlib
-import os
 import shutil
-import sys
 from pathlib import Path
 
 from traitlets.config import Config
 
+from coursekit.nbgrader_schema import answer_in_process
+
 REPO = Path(__file__).resolve().parents[2]
 SOLUTIONS = REPO / "solutions"
 EXERCISES = REPO / "exercises"
-
-
-@contextlib.contextmanager
-def venv_on_path():
-    """nbgrader runs `alembic` as a command: it must find the venv's scripts."""
-    bin_dir = str(Path(sys.executable).parent)
-    old = os.environ.get("PATH", "")
-    os.environ["PATH"] = bin_dir + os.pathsep + old
-    try:
-        yield
-    finally:
-        os.environ["PATH"] = old
 
 
 class Course:
@@ -43,15 +30,14 @@ class Course:
         config.CourseDirectory.root = str(self.root)
         config.Exchange.root = str(self.root / "exchange")
         config.ExecutePreprocessor.timeout = 900
-        with venv_on_path():
-            from nbgrader.apps.api import NbGraderAPI
+        from nbgrader.apps.api import NbGraderAPI
 
-            self.api = NbGraderAPI(config=config)
+        answer_in_process()
+        self.api = NbGraderAPI(config=config)
 
     def generate(self, name: str) -> Path:
         """nbgrader generate_assignment; returns the released notebook."""
-        with venv_on_path():
-            result = self.api.generate_assignment(name)
+        result = self.api.generate_assignment(name)
         if not result["success"]:
             raise RuntimeError(f"generate_assignment {name} failed:\n{result.get('log')}")
         return self.root / "release" / name / f"{name}.ipynb"
@@ -64,18 +50,17 @@ class Course:
     def autograde(self, name: str, students) -> dict:
         """nbgrader autograde of each student's submission (one nbgrader run for all);
         returns {student: {grade_id: (score, max_score)}} from the gradebook."""
-        with venv_on_path():
-            result = self.api.autograde(name, "*")
-            if not result["success"]:
-                raise RuntimeError(f"autograde {name} failed:\n{result.get('log')}")
-            from nbgrader.api import Gradebook
+        result = self.api.autograde(name, "*")
+        if not result["success"]:
+            raise RuntimeError(f"autograde {name} failed:\n{result.get('log')}")
+        from nbgrader.api import Gradebook
 
-            scores = {}
-            with Gradebook(f"sqlite:///{self.root / 'gradebook.db'}") as gradebook:
-                for student in students:
-                    graded = gradebook.find_submission_notebook(name, name, student)
-                    scores[student] = {g.name: (g.score, g.max_score) for g in graded.grades}
-            return scores
+        scores = {}
+        with Gradebook(f"sqlite:///{self.root / 'gradebook.db'}") as gradebook:
+            for student in students:
+                graded = gradebook.find_submission_notebook(name, name, student)
+                scores[student] = {g.name: (g.score, g.max_score) for g in graded.grades}
+        return scores
 
     def autograded_notebook(self, name: str, student: str) -> Path:
         return self.root / "autograded" / student / name / f"{name}.ipynb"

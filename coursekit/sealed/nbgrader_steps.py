@@ -18,6 +18,7 @@ Two ways to use it, both through nbgrader's own machinery:
 
 from __future__ import annotations
 
+import html
 import math
 import os
 from pathlib import Path
@@ -27,6 +28,8 @@ from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Float, Integer
 
+from autograder.scenarios import REGISTRY, load_catalogue
+from coursekit.routes import feedback_link
 from coursekit.sealed.contract import CHECK_KEY, Contract
 from coursekit.sealed.grade import SealedResult, grade_notebook
 from coursekit.sealed.sandbox import Limits
@@ -103,10 +106,26 @@ def seal_outputs(nb, result: SealedResult):
                         traceback=[f"{FAILED_ENAME}: {score.verdict}"],
                     )
                 )
+                cell.outputs.extend(_section_links(score.failed))
         elif grade_id in result.answer_errors:
             error = result.answer_errors[grade_id]
             cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=error + "\n")]
     return nb
+
+
+def _section_links(failed: list[str]) -> list:
+    """The lecture sections the failed scenarios teach, as links the feedback page keeps
+    (its sanitiser lets a relative <a href> through): each heading, opening its section."""
+    load_catalogue()
+    sections = dict.fromkeys(REGISTRY[s].lecture for s in failed if s in REGISTRY)
+    links = [feedback_link(reference) for reference in sections]
+    if not links:
+        return []
+    shown = ", ".join(f'<a href="{html.escape(href)}">{html.escape(title)}</a>'
+                      for title, href in links)  # fmt: skip
+    plain = ", ".join(f"{title} ({href})" for title, href in links)
+    data = {"text/html": f"<p>Reread: {shown}</p>", "text/plain": f"Reread: {plain}"}
+    return [nbformat.v4.new_output("display_data", data=data)]
 
 
 def record_verdicts(nb, result: SealedResult):

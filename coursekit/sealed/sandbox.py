@@ -182,7 +182,9 @@ def staged_root() -> Path:
     shutil.copy2(SEALED_CHILD, kit / "child.py")
     shutil.copy2(ISOLATION, kit / "isolation.py")
     (root / "site").mkdir()
-    for name in ALLOWED_PACKAGES:
+    # CuPy too where it is installed: a GPU grader without the namespace layer has no other
+    # way to give it to a CUDA run's child (a child without a namespace could reach it anyway)
+    for name in ALLOWED_PACKAGES + GPU_PACKAGES:
         for directory in _package_dirs(name):
             (root / "site" / directory.name).symlink_to(directory)
     # compiled once here: the sandbox cannot write bytecode, and compiling the catalogue's

@@ -1,11 +1,13 @@
-"""`minigrad.nn`: Parameter, Module, Linear, Sequential, ReLU and `functional`."""
+"""`minigrad.nn`: Parameter, Module, Linear, Sequential, ModuleList, ReLU, losses, `functional`."""
 
 from . import functional
 from .modules import (
+    BCEWithLogitsLoss,
     CrossEntropyLoss,
     Flatten,
     Linear,
     Module,
+    ModuleList,
     MSELoss,
     ReLU,
     Sequential,
@@ -16,12 +18,14 @@ from .modules import (
 from .parameter import Parameter
 
 __all__ = [
+    "BCEWithLogitsLoss",
     "CrossEntropyLoss",
     "Flatten",
     "functional",
     "Linear",
     "MSELoss",
     "Module",
+    "ModuleList",
     "Parameter",
     "ReLU",
     "Sequential",

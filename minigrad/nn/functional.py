@@ -5,18 +5,46 @@ import warnings
 
 import numpy as np
 
-from .. import _dtypes, ops
+from .. import _dtypes
 from .. import _messages as msg
-from .. import functions as F
+from ..autograd.graph import Node
+from ..ops import arithmetic, linalg, reductions, unary, views
+from ..ops import inplace as in_place  # `inplace` is F.relu's argument
+from ..ops._common import (
+    _arr,
+    _check_broadcast,
+    _meta,
+    _needs_grad,
+    _unary,
+    array_module,
+    quiet_functions,
+    unbroadcast,
+)
+from ..ops.linalg import _check_mm, _column_major, _mm_grads
 from ..tensor import Tensor
 
 
 def relu(input, inplace=False):  # noqa: A002
-    return ops.relu_(input) if inplace else ops.relu(input)
+    return in_place.relu_(input) if inplace else unary.relu(input)
 
 
 def softplus(input, beta=1.0, threshold=20.0):  # noqa: A002
-    return ops.softplus(input, beta, threshold)
+    return unary.softplus(input, beta, threshold)
+
+
+class AddmmBackward0(Node):
+    """bias + mat1 @ mat2 (nn.Linear on a batch)."""
+
+    def __init__(self, edges, bias_meta, col_major=(False, False)):
+        super().__init__(edges)
+        self.bias_meta, self.col_major = bias_meta, col_major
+
+    def apply(self, g):
+        s = self.unpack()
+        gbias = unbroadcast(g, *self.bias_meta) if self._next_nodes[0] is not None else None
+        need1, need2 = (n is not None for n in self._next_nodes[1:])
+        g1, g2 = _mm_grads(g, s.get("mat1"), s.get("mat2"), need1, need2, self.col_major)
+        return gbias, g1, g2
 
 
 def linear(input, weight, bias=None):  # noqa: A002
@@ -33,20 +61,20 @@ def linear(input, weight, bias=None):  # noqa: A002
         raise RuntimeError(msg.linear_dims(input._data.ndim, weight._data.ndim))
     if input._data.ndim != 2 and bias is not None:
         if not input._data.flags.c_contiguous:  # PyTorch: matmul, then an in-place add_
-            return ops.add_(ops.matmul(input, weight.t()), bias)
+            return in_place.add_(linalg.matmul(input, weight.t()), bias)
         *lead, k = input._data.shape
-        flat = ops.reshape(input, math.prod(lead), k)
-        return ops.view(linear(flat, weight, bias), *lead, weight._data.shape[0])
+        flat = views.reshape(input, math.prod(lead), k)
+        return views.view(linear(flat, weight, bias), *lead, weight._data.shape[0])
     wt = weight.t()
     if bias is None:
-        return ops.matmul(input, wt)
+        return linalg.matmul(input, wt)
     _check_addmm(bias, input, wt)
     data = input._data @ wt._data + bias._data
     out = Tensor._make(data, input._device, input._dtype)
-    if ops._needs_grad(input, weight, bias):
-        col_major = (F.column_major(input._data), F.column_major(wt._data))
+    if _needs_grad(input, weight, bias):
+        col_major = (_column_major(input._data), _column_major(wt._data))
         edges = (bias._edge(), input._edge(), wt._edge())
-        node = F.AddmmBackward0(edges, ops._meta(bias), col_major)
+        node = AddmmBackward0(edges, _meta(bias), col_major)
         save = {}
         if wt.requires_grad:
             save["mat1"] = input
@@ -63,7 +91,7 @@ def _check_addmm(bias, mat1, mat2):
     for which, t in (("self", bias), ("mat1", mat1)):
         if t._dtype is not mat2._dtype:
             raise RuntimeError(msg.addmm_dtypes(which, "mat2", name[t._dtype], name[mat2._dtype]))
-    ops._check_mm(mat1, mat2)
+    _check_mm(mat1, mat2)
     out = (mat1._data.shape[0], mat2._data.shape[1])
     try:
         np.broadcast_shapes(bias._data.shape, out)
@@ -82,15 +110,26 @@ def _softmax_dim(ndim):
 def softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
     if dim is None:
         dim = _softmax_dim(input.dim())
-    return ops.softmax(input, dim, dtype=dtype)
+    return unary.softmax(input, dim, dtype=dtype)
 
 
 def sigmoid(input):  # noqa: A002
-    return ops.sigmoid(input)
+    return unary.sigmoid(input)
 
 
 def tanh(input):  # noqa: A002
-    return ops.tanh(input)
+    return unary.tanh(input)
+
+
+class LogSoftmaxBackward0(Node):
+    def __init__(self, edges, dim):
+        super().__init__(edges)
+        self.dim = dim
+
+    def apply(self, g):
+        xp = array_module(g)
+        r = self.unpack()["result"]
+        return (g - xp.exp(r) * g.sum(axis=self.dim, keepdims=True),)
 
 
 def log_softmax(input, dim):  # noqa: A002
@@ -103,7 +142,7 @@ def log_softmax(input, dim):  # noqa: A002
     x = input._data
     shifted = x - x.max(axis=dim, keepdims=True)
     data = shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
-    return ops._unary(F.LogSoftmaxBackward0, input, data, result=True, dim=dim)
+    return _unary(LogSoftmaxBackward0, input, data, result=True, dim=dim)
 
 
 def _outside_subset(name, **args):
@@ -117,6 +156,27 @@ def nll_loss(  # noqa: A002
 ):
     _outside_subset("nll_loss", weight=weight, size_average=size_average, reduce=reduce)
     return _nll_loss(input, target, _reduction(reduction), ignore_index)
+
+
+class NllLossBackward0(Node):
+    def __init__(self, edges, reduction, ignore_index, shape):
+        super().__init__(edges)
+        self.reduction, self.ignore_index, self.shape = reduction, ignore_index, shape
+
+    def apply(self, g):
+        """-g (scaled as the reduction did) at each kept target's class, 0 elsewhere."""
+        xp = array_module(g)
+        target = self.unpack()["target"].reshape(-1)
+        keep = target != self.ignore_index
+        out = xp.zeros((target.shape[0], self.shape[-1]), dtype=g.dtype)
+        if self.reduction == "none":
+            scale = g.reshape(-1)[keep]
+        elif self.reduction == "sum":
+            scale = g
+        else:
+            scale = g / xp.maximum(keep.sum(), 1)  # no kept target: nothing is written
+        out[xp.arange(target.shape[0])[keep], target[keep]] = -scale
+        return (out.reshape(self.shape),)
 
 
 def _nll_loss(input, target, reduction, ignore_index):  # noqa: A002
@@ -152,9 +212,9 @@ def _nll_loss(input, target, reduction, ignore_index):  # noqa: A002
     else:  # the mean over the targets not ignored (nan when there is none, as in PyTorch)
         with np.errstate(invalid="ignore", divide="ignore"):
             data = losses.sum() / keep.sum()
-    out = Tensor._make(ops._arr(data, input._dtype), input._device)
-    if ops._needs_grad(input):
-        node = F.NllLossBackward0((input._edge(),), reduction, ignore_index, input._data.shape)
+    out = Tensor._make(_arr(data, input._dtype), input._device)
+    if _needs_grad(input):
+        node = NllLossBackward0((input._edge(),), reduction, ignore_index, input._data.shape)
         node.save(target=target)
         out._grad_fn = node
     return out
@@ -184,6 +244,17 @@ def cross_entropy(  # noqa: A002
     return _nll_loss(log_softmax(input, class_dim), target, reduction, ignore_index)
 
 
+class DivBackward1(Node):
+    """A tensor divided by a C++ Scalar (inside PyTorch's own composite ops)."""
+
+    def __init__(self, edges, other):
+        super().__init__(edges)
+        self.other = other
+
+    def apply(self, g):
+        return (g / self.other,)
+
+
 def _cross_entropy_probabilities(input, target, reduction, ignore_index, class_dim):  # noqa: A002
     """PyTorch composes this case of ordinary ops (so its graph names them)."""
     if not target._dtype.is_floating_point:
@@ -193,18 +264,18 @@ def _cross_entropy_probabilities(input, target, reduction, ignore_index, class_d
         )
     if ignore_index >= 0:
         raise RuntimeError("ignore_index is not supported for floating point target")
-    prod = ops.mul(log_softmax(input, class_dim), target)
+    prod = arithmetic.mul(log_softmax(input, class_dim), target)
     if reduction == "none":
-        return ops.neg(ops.sum(prod, class_dim))
-    total = ops.neg(ops.sum(prod))
+        return arithmetic.neg(reductions.sum(prod, class_dim))
+    total = arithmetic.neg(reductions.sum(prod))
     if reduction == "sum":
         return total
     n = input._data.size // input._data.shape[class_dim] if input._data.size else 0
     with np.errstate(invalid="ignore", divide="ignore"):
-        data = ops._arr(total._data / n, total._dtype) if n else total._data * np.nan
+        data = _arr(total._data / n, total._dtype) if n else total._data * np.nan
     out = Tensor._make(data, total._device)
-    if ops._needs_grad(total):
-        out._grad_fn = F.DivBackward1((total._edge(),), n)  # divided by a C++ Scalar
+    if _needs_grad(total):
+        out._grad_fn = DivBackward1((total._edge(),), n)  # divided by a C++ Scalar
     return out
 
 
@@ -222,9 +293,27 @@ def _broadcast_pair(a, b):
     """torch.broadcast_tensors for two tensors: the ones to expand become ExpandBackward0 views."""
     if a._data.shape == b._data.shape:
         return a, b
-    ops._check_broadcast(a, b)  # PyTorch's text for shapes that do not broadcast
+    _check_broadcast(a, b)  # PyTorch's text for shapes that do not broadcast
     shape = np.broadcast_shapes(a._data.shape, b._data.shape)
-    return tuple(x if x._data.shape == shape else ops.expand(x, *shape) for x in (a, b))
+    return tuple(x if x._data.shape == shape else views.expand(x, *shape) for x in (a, b))
+
+
+class MseLossBackward0(Node):
+    def __init__(self, edges, reduction):
+        super().__init__(edges)
+        self.reduction = reduction
+
+    def apply(self, g):
+        s = self.unpack()
+        a, b = s["self"], s["target"]  # computed in the output's dtype, returned in each input's
+        a_, b_ = a.astype(g.dtype, copy=False), b.astype(g.dtype, copy=False)
+        scale = 2.0 / a.size if self.reduction == "mean" else 2.0
+        ga = gb = None
+        if self._next_nodes[0] is not None:
+            ga = (g * scale * (a_ - b_)).astype(a.dtype, copy=False)
+        if self._next_nodes[1] is not None:  # (b - a), not -(a - b): 0., not -0.
+            gb = (g * scale * (b_ - a_)).astype(b.dtype, copy=False)
+        return ga, gb
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):  # noqa: A002
@@ -240,12 +329,15 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     diff = input._data.astype(dtype.np, copy=False) - target._data.astype(dtype.np, copy=False)
     sq = diff * diff
     data = sq.mean() if reduction == "mean" else sq.sum() if reduction == "sum" else sq
-    out = Tensor._make(ops._arr(data, dtype), input._device)
-    if ops._needs_grad(input, target):
-        node = F.MseLossBackward0((input._edge(), target._edge()), reduction)
+    out = Tensor._make(_arr(data, dtype), input._device)
+    if _needs_grad(input, target):
+        node = MseLossBackward0((input._edge(), target._edge()), reduction)
         node.save(self=input, target=target)
         out._grad_fn = node
     return out
 
 
-ops.quiet_functions(globals())
+quiet_functions(globals())
+
+
+from .logits_loss import binary_cross_entropy_with_logits  # noqa: E402, F401  (uses _reduction)

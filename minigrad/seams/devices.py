@@ -9,16 +9,16 @@ them. In the self-paced edition the bodies below are the reference answers (read
 you tried); in the class edition they are stubs that say which assignment builds them.
 
 Where the engine calls them:
-- `to` is `tensor.to(...)` (`to` in minigrad/ops.py, once it has read the arguments into a
+- `to` is `tensor.to(...)` (`to` in minigrad/ops/copies.py, once it has read the arguments into a
   device, a dtype and the `copy` flag), and so every method above;
 - `to_copy` is called by `to` when something changes;
-- `to_copy_backward` is ToCopyBackward0's backward (`apply` in minigrad/functions.py), with
+- `to_copy_backward` is ToCopyBackward0's backward (`apply` in minigrad/ops/copies.py), with
   the gradient of the copy as an array.
 """
 
-from .. import ops
 from .._device import to_device_array
-from ..functions import ToCopyBackward0
+from ..ops._common import _needs_grad
+from ..ops.copies import ToCopyBackward0
 from ..tensor import Tensor
 from . import not_built
 
@@ -30,7 +30,7 @@ __all__ = ["Tensor", "ToCopyBackward0", "needs_grad", "to_device_array"]
 def needs_grad(*tensors):
     """Whether an operation on these tensors is recorded: grad mode on and one of them
     requires grad (numbers and None are ignored)."""
-    return ops._needs_grad(*tensors)
+    return _needs_grad(*tensors)
 
 
 def to(tensor, device, dtype, copy):

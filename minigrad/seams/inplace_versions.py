@@ -10,13 +10,13 @@ after you tried); in the class edition they are stubs that say which assignment 
 
 Where the engine calls them:
 - `share_version` whenever a new tensor is made on another's memory: every view (`_view` in
-  minigrad/ops.py: `x[0]`, `x.view(6)`, `x.t()`, ...), the legacy alias `Tensor(t)`
+  minigrad/ops/views.py: `x[0]`, `x.view(6)`, `x.t()`, ...), the legacy alias `Tensor(t)`
   (`_alias`, minigrad/factories.py) and `nn.Parameter(t)` (minigrad/nn/parameter.py);
 - `bump_version` once an in-place operation has written into a tensor's memory (`_write`
-  and `_write_directly` in minigrad/ops.py: `add_`, `+=`, `x[i] = v`, `copy_`, `zero_`,
+  and `_write_directly` in minigrad/ops/inplace.py: `add_`, `+=`, `x[i] = v`, `copy_`, `zero_`,
   ...; an `out=` result; the in-place squeeze inside `vector @ matrix`);
 - `check_inplace` before an in-place operation that autograd records writes (`_inplace`,
-  minigrad/ops.py: grad mode on and the target or an operand requires grad);
+  minigrad/ops/inplace.py: grad mode on and the target or an operand requires grad);
 - `unpack_saved` at backward, for each tensor a node saved (`Node.unpack`,
   minigrad/autograd/graph.py), and `version_error` for its message when the check fails.
 """

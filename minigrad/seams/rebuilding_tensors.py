@@ -15,20 +15,23 @@ Where the engine calls them:
   wrapped numbers a node shows as saved, ...);
 - `to_python` turns nested data into Python values for `tensor_from_data` and for the legacy
   constructors (`FloatTensor([...])`, minigrad/factories.py);
-- `stack` and `cat` are `minigrad.stack` and `minigrad.cat` (minigrad/ops.py);
+- `stack` and `cat` are `minigrad.stack` and `minigrad.cat` (minigrad/ops/joining.py);
 - `stack_backward` and `cat_backward` are the backward of StackBackward0 and CatBackward0
-  (`apply` in minigrad/functions.py), with the gradient of the result as an array;
-- `setitem` is `tensor[index] = value` (`setitem` in minigrad/ops.py, once it has checked
+  (`apply` in minigrad/ops/joining.py), with the gradient of the result as an array;
+- `setitem` is `tensor[index] = value` (`setitem` in minigrad/ops/indexing.py, once it has checked
   the value and the index), and `index_put` is its write through an advanced index.
 """
 
 import numpy as np
 
 from .. import _messages as msg
-from .. import factories, ops
+from .. import factories
 from .._size import wrap_dim
 from .._warnings import warn
-from ..functions import CatBackward0, IndexPutBackward0, StackBackward0
+from ..ops._common import _edge, _meta, _needs_grad
+from ..ops.indexing import IndexPutBackward0, _fit_value, _is_basic, getitem
+from ..ops.inplace import _inplace, copy_
+from ..ops.joining import CatBackward0, StackBackward0, _join_prepare
 from ..tensor import Tensor
 from . import not_built  # noqa: F401  (what the class edition's stubs raise)
 
@@ -58,10 +61,9 @@ __all__ = [
     "wrap_dim",
 ]
 
-# Operations the functions below use as they are: `getitem(t, index)` is `t[index]` (a view
-# for a basic index), `copy_(t, src)` is `t.copy_(src)`, PyTorch's in-place copy.
-getitem = ops.getitem
-copy_ = ops.copy_
+# Operations the functions below use as they are (imported above): `getitem(t, index)` is
+# `t[index]` (a view for a basic index), `copy_(t, src)` is `t.copy_(src)`, PyTorch's
+# in-place copy.
 
 
 def finish(array, device, dtype, requires_grad):
@@ -92,24 +94,24 @@ def join_prepare(tensors, what):
     """The checks stack and cat share (`what` is "stack" or "cat"): a sequence of tensors,
     not empty, all on one device. Returns (the tensors as a list, their promoted dtype, the
     device)."""
-    return ops._join_prepare(tensors, what)
+    return _join_prepare(tensors, what)
 
 
 def needs_grad(*tensors):
     """Whether an operation on these tensors is recorded: grad mode on and one of them
     requires grad (numbers and None are ignored)."""
-    return ops._needs_grad(*tensors)
+    return _needs_grad(*tensors)
 
 
 def meta(tensor):
     """What a node keeps of an input instead of the tensor: (shape, NumPy dtype)."""
-    return ops._meta(tensor)
+    return _meta(tensor)
 
 
 def edge(value):
     """Where a gradient for `value` goes: `value._edge()` for a tensor, (None, 0) for a
     number or None."""
-    return ops._edge(value)
+    return _edge(value)
 
 
 def inplace(tensor, op, others=()):
@@ -117,19 +119,19 @@ def inplace(tensor, op, others=()):
     out-of-place operation on an alias of `tensor`'s old values) written into `tensor`, one
     version bump, and `tensor`'s history rewritten to `op`'s node (CopySlices on the base
     when `tensor` is a view). `others` are the operands that may require grad."""
-    return ops._inplace(tensor, op, others)
+    return _inplace(tensor, op, others)
 
 
 def fit_value(value, shape):
     """A tensor assigned into a region of `shape`, without its leading size-1 dims; refused
     with PyTorch's text when it cannot expand to the region."""
-    return ops._fit_value(value, shape)
+    return _fit_value(value, shape)
 
 
 def is_basic(index):
     """Whether a tuple of index parts is basic (ints, slices, None, ...): then `t[index]` is
     a view; an index array or tensor among them makes it advanced."""
-    return ops._is_basic(index)
+    return _is_basic(index)
 
 
 def to_python(values):

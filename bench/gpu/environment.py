@@ -1,0 +1,104 @@
+"""What this machine has: versions, whether PyTorch and minigrad see a GPU, and (on a GPU)
+whether CUDA starts under the sealed run's address-space limit."""
+
+from __future__ import annotations
+
+import importlib.util
+import platform
+import shutil
+import subprocess
+import sys
+
+# what the parts use beyond Python, NumPy and PyTorch, and which part needs it
+OPTIONAL = {
+    "cupy": "minigrad on CUDA",
+    "nbclient": "lectures through a Jupyter kernel (else their cells run without one)",
+    "ipykernel": "lectures through a Jupyter kernel (else their cells run without one)",
+    "nbformat": "lectures through a Jupyter kernel (else their cells run without one)",
+}
+# CUDA reserves far more virtual memory than it uses; the sealed child runs under RLIMIT_AS
+PROBE_LIMITS = ((1 << 30, "1 GiB"), (4 << 30, "4 GiB"), (16 << 30, "16 GiB"), (64 << 30, "64 GiB"))
+PROBE_CODE = "import cupy; print(float((cupy.arange(3, dtype=cupy.float32) * 2).sum()))"
+
+
+def present(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def describe() -> dict:
+    """Versions and GPU visibility, for the JSON and for deciding what to run."""
+    import numpy
+    import torch
+
+    import minigrad
+    from autograder.check import REFERENCE_VERSION
+
+    torch_gpu = bool(torch.cuda.is_available())
+    minigrad_gpu = bool(minigrad.cuda.is_available())
+    env = {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "numpy": numpy.__version__,
+        "torch": torch.__version__,
+        "torch_cuda_build": torch.version.cuda,
+        "cupy": _cupy_version(),
+        "torch_sees_gpu": torch_gpu,
+        "minigrad_sees_gpu": minigrad_gpu,
+        "gpu": torch.cuda.get_device_name(0) if torch_gpu else None,
+        "reference_version": REFERENCE_VERSION,
+        "texts_strict": torch.__version__.startswith(REFERENCE_VERSION),
+        "missing": {name: why for name, why in OPTIONAL.items() if not present(name)},
+    }
+    return env
+
+
+def no_gpu_reason(env: dict) -> str:
+    """Why CUDA cannot be checked here ("" when it can)."""
+    if env["torch_sees_gpu"] and env["minigrad_sees_gpu"]:
+        return ""
+    why = f"torch.cuda.is_available() {env['torch_sees_gpu']}"
+    why += f", minigrad.cuda.is_available() {env['minigrad_sees_gpu']}"
+    if env["cupy"] is None:
+        why += " (cupy missing)"
+    return why
+
+
+def _cupy_version() -> str | None:
+    if not present("cupy"):
+        return None
+    try:
+        import cupy
+
+        return cupy.__version__
+    except Exception as exc:  # installed but broken: say how
+        return f"unusable ({type(exc).__name__}: {exc})"
+
+
+def address_space_probes(timeout_s: float = 60) -> dict:
+    """Whether CuPy computes in a fresh interpreter under each RLIMIT_AS (the sealed child's
+    is coursekit.sealed.Limits.memory_bytes): the smallest that works, if the child's fails."""
+    if not shutil.which("prlimit"):
+        return {"status": "not run: prlimit (util-linux) missing"}
+    runs = {
+        label: subprocess.Popen(
+            ["prlimit", f"--as={limit}", "--", sys.executable, "-c", PROBE_CODE],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for limit, label in PROBE_LIMITS
+    }
+    results = {}
+    for label, proc in runs.items():
+        try:
+            out, err = proc.communicate(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, err = proc.communicate()
+        ok = proc.returncode == 0 and out.strip() == "6.0"
+        tail = (err.strip().splitlines() or [""])[-1][:300]
+        results[label] = "computes" if ok else f"fails (exit {proc.returncode}): {tail}"
+    return {"status": "ran", "cupy_under_rlimit_as": results}

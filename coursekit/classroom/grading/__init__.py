@@ -1,0 +1,1 @@
+"""Grading: each submission in its own process, here or on Dask workers; one writer."""

@@ -1,0 +1,149 @@
+"""What an autograded notebook says, cell by cell: status, the failure message, scenarios.
+
+nbgrader's gradebook holds the points. Why: a sealed run (coursekit.sealed) leaves its verdicts
+as data in the autograded notebook's metadata, read as they are. nbgrader's in-kernel run (a
+course that is not sealed) leaves only outputs: its hidden test cells call
+coursekit.exercises.grading.grade(...), which prints a report naming each failed scenario
+(`[leaf.op_result_not_leaf] failed ...`) and the seed it used, read back here.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import nbformat
+
+from coursekit.sealed.contract import CHECK_KEY
+from coursekit.sealed.nbgrader_steps import VERDICT_KEY
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+FAILED_SCENARIO = re.compile(r"^\[([\w.]+)\] (?:failed|not run)", re.M)
+ARROW = re.compile(r"^-+> *\d+ ?")  # IPython marks the failing line: "---> 4 assert ..."
+SEED = re.compile(r"seed (\d+): score")
+NOT_RUN_NO_GPU = "not run: no GPU on the grader"
+
+
+def read_cells(folder: Path, sealed: bool = True) -> dict[tuple[str, str], dict]:
+    """(notebook, grade_id) -> {text, error, ran, scenarios, failed, seeds} for each graded
+    cell found: in a sealed course from the sealed run's verdict (data) where it graded the
+    cell, otherwise (nbgrader's in-kernel verdict) from the cell's outputs."""
+    found = {}
+    for path in sorted(folder.glob("*.ipynb")) if folder.is_dir() else []:
+        nb = nbformat.read(path, as_version=4)
+        run = _sealed_run(nb) if sealed else None
+        for cell in nb.cells:
+            grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+            if cell.cell_type != "code" or not grade_id:
+                continue
+            verdict = cell.metadata.get(CHECK_KEY, {}).get(VERDICT_KEY) if run else None
+            if verdict is not None:
+                found[(path.stem, grade_id)] = _sealed_facts(cell, verdict, run["seed"])
+            else:
+                found[(path.stem, grade_id)] = _cell_facts(cell)
+    return found
+
+
+def sealed_notes(folder: Path) -> list[str]:
+    """The sealed runs' notes (an import refused, a syntax error, a timeout...), each naming
+    its notebook, as the grader's other notes do."""
+    notes = []
+    for path in sorted(folder.glob("*.ipynb")) if folder.is_dir() else []:
+        run = _sealed_run(nbformat.read(path, as_version=4))
+        notes += [f"{path.name}: {note}" for note in (run or {}).get("notes", [])]
+    return notes
+
+
+def _sealed_run(nb) -> dict | None:
+    run = nb.metadata.get(CHECK_KEY, {}).get(VERDICT_KEY)
+    return run if isinstance(run, dict) else None
+
+
+def _printed(cell) -> str:
+    """What a cell printed (its stream outputs), without colour codes."""
+    return "".join(
+        ANSI.sub("", out.get("text", "")) for out in cell.outputs if out.output_type == "stream"
+    )
+
+
+def _sealed_facts(cell, verdict: dict, seed: int) -> dict:
+    text = _printed(cell)
+    return {
+        "text": text,
+        # its first line: the rules that failed (the rest differs from seed to seed)
+        "error": "" if verdict["status"] == "passed" else verdict["verdict"].splitlines()[0],
+        "ran": True,
+        "scenarios": list(verdict["scenarios"]),
+        "failed": list(verdict["failed"]),
+        "seeds": [seed],
+        "diagnoses": list(verdict.get("diagnoses", [])),
+    }
+
+
+def incidents(folder: Path) -> list[str]:
+    """One sentence per cell whose kernel died or that ran past the cell time limit."""
+    from coursekit.classroom.grading.execute import KERNEL_DIED
+
+    found = []
+    for path in sorted(folder.glob("*.ipynb")) if folder.is_dir() else []:
+        for index, cell in enumerate(nbformat.read(path, as_version=4).cells):
+            name = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") or f"#{index}"
+            for out in cell.get("outputs", []):
+                if out.output_type != "error":
+                    continue
+                if out.ename == KERNEL_DIED:
+                    found.append(
+                        f"{path.name}: the kernel died in cell '{name}'; the cells after it "
+                        "were graded in a new kernel"
+                    )
+                elif out.ename == "CellTimeoutError":
+                    found.append(f"{path.name}: cell '{name}' ran past the cell time limit")
+    return found
+
+
+def _cell_facts(cell) -> dict:
+    text = _printed(cell)
+    errors = [out for out in cell.outputs if out.output_type == "error"]
+    error = ""
+    if errors:
+        last = errors[-1]
+        error = ANSI.sub("", f"{last.ename}: {last.evalue}".strip().rstrip(":")).splitlines()[0]
+        if not last.evalue.strip():  # a bare assert: name the line that failed
+            lines = [x for t in last.get("traceback", []) for x in ANSI.sub("", t).splitlines()]
+            failing = [ARROW.sub("", line).strip() for line in lines if ARROW.match(line)]
+            if failing:
+                error += f" at `{failing[-1]}`"
+    return {
+        "text": text,
+        "error": error,
+        "ran": bool(cell.outputs) or cell.get("execution_count") is not None,
+        "scenarios": planned_scenarios(cell),
+        "failed": sorted(set(FAILED_SCENARIO.findall(text))),
+        "seeds": sorted({int(s) for s in SEED.findall(text)}),
+    }
+
+
+def planned_scenarios(cell) -> list[str]:
+    """Scenario ids the test cell's metadata says it checks ([] if it states none)."""
+    from coursekit.sealed.contract import ContractError, checks_of
+
+    try:
+        checks = checks_of(cell, "")
+    except ContractError:
+        return []
+    return [sid for check in checks for sid in check.scenario_ids()]
+
+
+def status_and_message(score: float, max_score: float, facts: dict | None) -> tuple[str, str]:
+    """('passed'|'failed'|'not run'|'missing', one line a person can act on)."""
+    if facts is None:
+        return "missing", "cell not found in the graded notebook"
+    if max_score and score >= max_score:
+        return "passed", ""
+    if NOT_RUN_NO_GPU in facts["text"] or NOT_RUN_NO_GPU in facts["error"]:
+        return "not run", NOT_RUN_NO_GPU
+    if facts["error"]:
+        return "failed", facts["error"]
+    if not facts["ran"]:
+        return "not run", "the cell did not run"
+    return "failed", "no points (the cell printed to stderr or gave no result)"

@@ -1,0 +1,1 @@
+"""A class on JupyterHub: accounts, the hub's configuration, sign-in."""

@@ -1,0 +1,1 @@
+"""Intake: the roster, and what students hand in, into the course's submitted/."""

@@ -1,0 +1,1 @@
+"""Results: feedback pages, the grade table, CSV and LMS exports, the report."""

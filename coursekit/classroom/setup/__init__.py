@@ -1,0 +1,1 @@
+"""Setup: a course directory made ready to release, and a sample class."""

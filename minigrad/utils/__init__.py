@@ -1,0 +1,5 @@
+"""`minigrad.utils`: `data` (TensorDataset, DataLoader)."""
+
+from . import data
+
+__all__ = ["data"]
