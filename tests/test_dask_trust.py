@@ -333,7 +333,7 @@ def test_a_reply_carries_each_failed_cells_diagnoses_typed():
     found = {"bug": "grads_overwritten", "rule": "L8", "text": "backward() replaces .grad",
              "confidence": 0.93, "scenario": "leaf.x", "evidence": "a.grad: ..."}  # fmt: skip
     checked = read(sign(body(**{"result.cells.0.diagnoses": [found]}), b"k" * 32))
-    assert checked.result.model_dump()["cells"][0]["diagnoses"] == [found]
+    assert checked.result.model_dump()["cells"][0]["diagnoses"] == [{**found, "also": []}]
     assert checked.result.model_dump()["cells"][1]["diagnoses"] == []
     with pytest.raises(Refused, match="diagnoses"):
         read(sign(body(**{"result.cells.0.diagnoses": [{**found, "confidence": "high"}]}),
