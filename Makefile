@@ -14,7 +14,7 @@ ROSTER ?=
 INSTRUCTOR ?=
 HUB_ARGS ?=
 
-.PHONY: install test lint format bench mutation seeds record lab hub hub-arguments html check exercises rules demo clean gpu-check
+.PHONY: install test lint format bench mutation diagnoses seeds record lab hub hub-arguments html check exercises rules demo clean gpu-check
 
 install: $(STAMP)
 
@@ -52,6 +52,11 @@ bench: install
 # How many single-point mutants of the exercises' reference answers the hidden tests catch.
 mutation: install
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(BIN)/python -m bench.mutation
+
+# The planted bugs' signatures, which name the likely mistake in a failing report
+# (autograder/diagnoses.py). Rerun after changing the catalogue or a planted bug (a test says so).
+diagnoses: install
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(BIN)/python -m bench.diagnoses build
 
 # autograder.check(minigrad) against live PyTorch on 200 fresh seeds (SEEDS=S,S replays some).
 seeds: install

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from autograder.diagnoses import diagnose, sentence
 from autograder.rules import statement
 
 NOT_RUN_NO_GPU = "not run: no GPU on the grader"
@@ -101,6 +102,13 @@ class Report:
                     entry["failed"].append(r.id)
         return dict(sorted(table.items(), key=lambda kv: _rule_order(kv[0])))
 
+    @property
+    def diagnoses(self) -> list[dict]:
+        """The likely mistakes behind the failures, best first (autograder/diagnoses.py):
+        each {"bug", "rule", "text", "confidence", ...}; [] when all passed or nothing
+        matches a planted bug well."""
+        return diagnose(self.results)
+
     def summary(self) -> str:
         verdict = "PASSED" if self.passed else "NOT PASSED"
         n_ok = sum(r.passed for r in self.results)
@@ -125,6 +133,7 @@ class Report:
         lines += [f"NOTE: {note}" for note in self.notes]
         rules = "  ".join(f"{rule} {v['passed']}/{v['total']}" for rule, v in self.by_rule.items())
         lines.append(f"by rule: {rules}")
+        lines += [sentence(d) for d in self.diagnoses]
         for failure in self.failures:
             lines.append("")
             lines.extend(failure.feedback_lines(rules=False))
@@ -153,6 +162,7 @@ class Report:
                 f"<td>{esc(statement(rule))}</td></tr>"
             )
         parts.append("</table>")
+        parts += [f"<p><b>{esc(sentence(d))}</b></p>" for d in self.diagnoses]
         for failure in self.failures:
             parts.append(
                 f"<details><summary><code>{esc(failure.id)}</code> {esc(failure.status)}"

@@ -3,7 +3,17 @@
 import sys
 import traceback
 
-from bench import catalogue, chain, cluster, deep_chain, gradebook, mlp, notebooks, pipeline
+from bench import (
+    catalogue,
+    chain,
+    cluster,
+    deep_chain,
+    diagnoses,
+    gradebook,
+    mlp,
+    notebooks,
+    pipeline,
+)
 from bench.engines import Minigrad
 from bench.results import Row
 from bench.verify import Mismatch
@@ -18,6 +28,7 @@ BENCHMARKS = {
     "pipeline": lambda minigrad: pipeline.run(),
     "gradebook": lambda minigrad: gradebook.run(),
     "cluster": lambda minigrad: cluster.run(),
+    "diagnoses": lambda minigrad: diagnoses.run(),
 }
 
 

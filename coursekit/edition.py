@@ -184,7 +184,7 @@ minigrad-course = "coursekit.cli:main"
 include = ["minigrad*", "autograder*", "coursekit*"]
 
 [tool.setuptools.package-data]
-autograder = ["recorded_torch_cpu.json.gz"]
+autograder = ["recorded_torch_cpu.json.gz", "diagnoses.json.gz"]
 coursekit = ["_content/**/*"]
 """
 

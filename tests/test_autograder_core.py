@@ -45,6 +45,7 @@ def test_torch_passes_the_whole_catalogue_against_itself():
     assert report.passed, str(report)
     assert report.score == 1.0
     assert len(report.results) == len(select(device="cpu"))
+    assert report.diagnoses == []
 
 
 def test_null_engine_scores_zero_and_every_scenario_says_not_implemented():

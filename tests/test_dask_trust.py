@@ -323,3 +323,18 @@ def test_a_forged_or_pickled_result_is_refused_and_graded_here(cluster, tmp_path
         note = [n for n in result["notes"] if n.startswith("graded on the instructor's machine")]
         assert len(note) == 1 and reasons[student] in note[0], result["notes"]
         assert f"for {student}/toy: {reasons[student]}" in said, said
+
+
+def test_a_reply_carries_each_failed_cells_diagnoses_typed():
+    """The likely mistakes a worker's grading found reach the class report; a malformed one
+    refuses the reply like any other field."""
+    from coursekit.classroom.grading.cluster_reply import Refused, sign
+
+    found = {"bug": "grads_overwritten", "rule": "L8", "text": "backward() replaces .grad",
+             "confidence": 0.93, "scenario": "leaf.x", "evidence": "a.grad: ..."}  # fmt: skip
+    checked = read(sign(body(**{"result.cells.0.diagnoses": [found]}), b"k" * 32))
+    assert checked.result.model_dump()["cells"][0]["diagnoses"] == [{**found, "also": []}]
+    assert checked.result.model_dump()["cells"][1]["diagnoses"] == []
+    with pytest.raises(Refused, match="diagnoses"):
+        read(sign(body(**{"result.cells.0.diagnoses": [{**found, "confidence": "high"}]}),
+                  b"k" * 32))  # fmt: skip

@@ -239,6 +239,8 @@ def test_the_report_escapes_ids_and_notes():
                       "notes": [f"<script>{MARK}()</script>"]}],
         "collect_problems": {"toy": [f"{HOSTILE_FILE}: no student on the roster"]},
         "missing": {"toy": [HOSTILE_FILE]}, "failed_cells": [],
+        "mistakes": [{"submissions": 1, "rule": "L3", "text": f"<script>{MARK}()</script>",
+                      "students": [HOSTILE_FILE], "more": 0}],
         "attention": [{"student": HOSTILE_FILE, "assignment": "toy", "why": HOSTILE_FILE}],
         "grades": [{"id": HOSTILE_FILE, "name": HOSTILE_FILE, "total": "0/3", "sort": 0,
                     "cells": [{"text": "0/3", "sort": 0, "link": HOSTILE_FILE}]}],

@@ -166,6 +166,7 @@ def test_the_instructors_package_holds_the_course_and_its_nbgrader_source(instal
     assert "coursekit/_content/exercises/leaf_nodes/leaf_nodes.ipynb" in files
     assert "coursekit/_content/solutions/leaf_nodes/leaf_nodes.ipynb" in files
     assert "autograder/recorded_torch_cpu.json.gz" in files
+    assert "autograder/diagnoses.json.gz" in files  # check() names likely mistakes there too
 
 
 def test_the_students_package_holds_the_course_and_no_reference_body(student):
@@ -175,6 +176,7 @@ def test_the_students_package_holds_the_course_and_no_reference_body(student):
     assert "coursekit/_content/course/00_start_here.ipynb" in files
     assert "coursekit/_content/exercises/leaf_nodes/leaf_nodes.ipynb" in files
     assert "autograder/recorded_torch_cpu.json.gz" in files
+    assert "autograder/diagnoses.json.gz" in files  # check() names likely mistakes there too
     assert not [f for f in files if "solutions" in f.split("/")]
     assert not [f for f in files if f.startswith(("coursekit/sealed/", "coursekit/exercises/pl"))]
     texts = {

@@ -13,6 +13,7 @@ from planted_bugs import BUGS
 
 import minigrad
 from autograder import compare, observe
+from autograder.diagnoses import diagnose
 from autograder.report import ScenarioResult
 from autograder.scenarios import REGISTRY, select
 from coursekit.exercises.planted import BUGS as ANSWER_BUGS
@@ -36,12 +37,24 @@ def minigrad_failures(reference):
     return {sid for sid, diffs in differences.items() if diffs}
 
 
+def _observe_planted(engine):
+    """observe() of a planted copy as a fresh process would see the scenarios that want one
+    (a copy cannot be imported by name there, so they run here): each after the copy's
+    once-only warnings are forgotten, not after other scenarios gave them."""
+    fresh = [sid for sid in IDS if REGISTRY[sid].fresh_process]
+    observed = observe(engine, [sid for sid in IDS if sid not in fresh], seed=SEED)
+    for sid in fresh:
+        engine._warnings._already.clear()
+        observed["scenarios"].update(observe(engine, [sid], seed=SEED)["scenarios"])
+    return observed
+
+
 @pytest.fixture(scope="module")
 def failures_by_bug(reference, minigrad_failures):
     """bug -> {scenario id: differences} for the scenarios it fails (and minigrad passes)."""
     out = {}
     for name, bug in PLANTED.items():
-        differences = compare(reference, observe(planted_engine(bug, name), IDS, seed=SEED))
+        differences = compare(reference, _observe_planted(planted_engine(bug, name)))
         out[name] = {
             sid: diffs
             for sid, diffs in differences.items()
@@ -86,3 +99,39 @@ def test_a_bug_whose_text_is_not_in_its_file_is_refused():
     missing = Bug("D2", "seams/detach_numpy.py", "no such line\n", "", "planted nowhere")
     with pytest.raises(AssertionError, match="not in minigrad/seams/detach_numpy.py"):
         planted_engine(missing)
+
+
+def _same_edit(name: str) -> set[str]:
+    """The planted bugs that make exactly `name`'s edit (the engine's and the exercises'
+    catalogues share a few): a diagnosis naming any of them names the mistake."""
+    bug = PLANTED[name]
+    return {n for n, b in PLANTED.items() if (b.file, b.text, b.replacement) == bug[1:4]}
+
+
+# Known gap (issue #34): a bug whose differences are the values a seed draws (a shuffled order)
+# keeps no seed-independent key, so another seed's failures match nothing well enough.
+SEED_DRAWN_ONLY = {"dataloader_skips_the_base_seed"}
+
+
+@pytest.mark.parametrize(
+    "bug",
+    [
+        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason="seed-drawn values only"))
+        if name in SEED_DRAWN_ONLY
+        else name
+        for name in PLANTED
+    ],
+)
+def test_planted_bug_alone_gets_its_own_diagnosis_first(bug, failures_by_bug, minigrad_failures):
+    """On a seed its signature was not computed from (autograder/diagnoses.json.gz)."""
+    results = [
+        ScenarioResult(sc.id, sc.rules, sc.topic, sc.lecture, sc.weight,
+                       "failed" if sc.id in failures_by_bug[bug] else "passed",
+                       failures_by_bug[bug].get(sc.id, []))
+        for sc in select(ids=IDS) if sc.id not in minigrad_failures
+    ]  # fmt: skip
+    found = diagnose(results)
+    assert found, f"{bug}: no diagnosis"
+    named = {found[0]["bug"], *found[0]["also"]}  # `also`: bugs no observation tells apart
+    assert named & _same_edit(bug) or bug in named, f"{bug}: diagnosed as {found[:2]}"
+    assert found[0]["rule"] in {r for x in results if not x.passed for r in x.rules}

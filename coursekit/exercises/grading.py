@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import autograder
 import minigrad
+from autograder.diagnoses import sentence
 from autograder.engine import unimportable_copy
 from autograder.observe import observe_scenario
 from autograder.report import NOT_RUN_NO_GPU, lecture_link, lecture_section
@@ -278,6 +279,7 @@ def failure_text(report, rules, unwritten=(), more="") -> str:
     rows = report.by_rule
     failed_rules = [rule for rule in rules if rows.get(rule, {}).get("failed")] or list(rules)
     lines = [f"NOT PASSED: rule {', '.join(failed_rules)}"]
+    lines += [sentence(d) for d in report.diagnoses]
     for rule in failed_rules:
         where = next((f.lecture for f in failing if rule in f.rules), failing[0].lecture)
         lines.append(f"{rule}: {statement(rule)}")

@@ -66,6 +66,8 @@ class CellScore:
     feedback: str  # what the student reads under the test cell (no hidden test source)
     scenarios: list[str] = field(default_factory=list)  # the scenario ids it checked
     failed: list[str] = field(default_factory=list)  # those not passed (not run included)
+    # the likely mistakes behind a failed cell, best first (autograder/diagnoses.py)
+    diagnoses: list[dict] = field(default_factory=list)
 
     def verdict_json(self) -> dict:
         """What the class pipeline stores of this cell (the feedback text stays in outputs)."""
@@ -208,6 +210,7 @@ def _grade_device(tests, program: Program, device: str, seed: int, limits, resul
             feedback=_feedback(report, rules, passed),
             scenarios=[r.id for r in scenario_results],
             failed=[r.id for r in scenario_results if r.status != "passed"],
+            diagnoses=[] if passed else report.diagnoses,
         )
 
 

@@ -36,6 +36,18 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
+class Diagnosis(_Strict):
+    """A likely mistake behind a failed cell (autograder/diagnoses.py)."""
+
+    bug: str
+    rule: str
+    text: str
+    confidence: float
+    scenario: str
+    evidence: str
+    also: list[str] = []
+
+
 class Cell(_Strict):
     notebook: str
     cell: str
@@ -44,6 +56,7 @@ class Cell(_Strict):
     needs_manual_grade: bool
     status: str
     message: str
+    diagnoses: list[Diagnosis] = []
 
 
 class Comment(_Strict):

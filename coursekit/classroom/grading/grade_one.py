@@ -6,7 +6,7 @@ gradebook writer, feedback, reports) reads the result, a plain JSON-able dict:
     {"student", "assignment", "seed", "status": "graded" | "graded with problems" | "not graded",
      "notes": [sentences], "timestamp": ISO text or None, "autograded_dir": str or None,
      "cells": [{"notebook", "cell", "score", "max_score", "needs_manual_grade", "status",
-                "message"}],
+                "message", "diagnoses": [the likely mistakes, autograder/diagnoses.py]}],
      "comments": [{"notebook", "cell", "auto_comment"}],
      "notebooks": [{"notebook", "late_penalty"}],
      "scenarios": [{"cell", "id", "passed"}], "seeds_seen": [int], "duration_s"}
@@ -207,6 +207,7 @@ def _read_private_gradebook(db_url: str, course_id: str, job: Job, facts: dict, 
                         "status": status,
                         "message": message,
                         "needs_manual_grade": bool(grade.needs_manual_grade),
+                        "diagnoses": (cell_facts or {}).get("diagnoses", []),
                     }
                 )
                 for scenario in (cell_facts or {}).get("scenarios", []):

@@ -76,6 +76,7 @@ def _sealed_facts(cell, verdict: dict, seed: int) -> dict:
         "scenarios": list(verdict["scenarios"]),
         "failed": list(verdict["failed"]),
         "seeds": [seed],
+        "diagnoses": list(verdict.get("diagnoses", [])),
     }
 
 

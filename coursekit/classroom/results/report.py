@@ -15,6 +15,7 @@ from jinja2 import Environment
 from markupsafe import Markup
 
 from coursekit.classroom.results.export import problems
+from coursekit.classroom.results.mistakes import common_mistakes
 from coursekit.classroom.results.table import class_scores
 from coursekit.classroom.safe_html import policy_meta
 
@@ -84,6 +85,7 @@ def summarise(course) -> dict:
         "pass_rate": {s: passes[s] / attempts[s] for s in sorted(attempts)},
         "attempts": dict(attempts),
         "messages": messages.most_common(TOP_MESSAGES),
+        "mistakes": common_mistakes(runs),
         "problems": problems,
         "collect_problems": collected,
     }
@@ -295,6 +297,13 @@ after late penalties. - not handed in, * graded with problems, L late (see above
 <table><tr><th>assignment</th><th>test cell</th><th>submissions</th><th>rule</th></tr>
 {% for f in data.failed_cells %}<tr><td>{{ f.assignment }}</td><td>{{ f.cell }}</td>
 <td>{{ f.submissions }}</td><td>{{ f.rule }}</td></tr>
+{% endfor %}</table>{% endif %}
+{% if data.mistakes %}<h2>The class's most common mistakes</h2><p>The likely mistake behind
+failed test cells (the planted bug their differences look like), by submissions.</p>
+<table><tr><th>submissions</th><th>rule</th><th>mistake</th><th>students</th></tr>
+{% for m in data.mistakes %}<tr><td>{{ m.submissions }}</td><td>{{ m.rule }}</td>
+<td>{{ m.text }}</td><td>{{ m.students | join(", ") }}{% if m.more %} and {{ m.more }} more
+{% endif %}</td></tr>
 {% endfor %}</table>{% endif %}
 {% for name, title in figures %}<h2>{{ title }}</h2><img src="{{ name }}" alt="{{ title }}">
 {% endfor %}
