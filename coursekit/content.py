@@ -42,6 +42,7 @@ STUDENT_MODULES = (
     "exercises/assignments.py",
     "exercises/grading.py",
     "exercises/selfcheck.py",
+    "kernel_start.py",
 )
 MISSING = {
     "solutions": "this installation has no nbgrader source (solutions/), which `init` and "

@@ -7,7 +7,10 @@ from __future__ import annotations
 import nbformat
 import pytest
 
-from coursekit.classroom.grading.execute import STARTUP_DEATH, ResilientExecute
+from coursekit.classroom.grading.execute import ResilientExecute
+
+STARTUP_DEATH = "Kernel died before replying to kernel_info"  # nbclient's words
+STARTUP_SILENCE = "Kernel didn't respond in 60 seconds"  # a kernel that lost its port and hung
 
 
 def _notebook():
@@ -21,7 +24,7 @@ def _notebook():
     return nb
 
 
-def _dying_first(monkeypatch, deaths: int):
+def _dying_first(monkeypatch, deaths: int, words=STARTUP_DEATH):
     real = ResilientExecute.start_new_kernel_client
     left, managers = [deaths], []
 
@@ -30,15 +33,16 @@ def _dying_first(monkeypatch, deaths: int):
         if left[0]:
             left[0] -= 1
             managers.append(self.km)
-            raise RuntimeError(STARTUP_DEATH)
+            raise RuntimeError(words)
         return client
 
     monkeypatch.setattr(ResilientExecute, "start_new_kernel_client", start)
     return left, managers
 
 
-def test_a_kernel_that_dies_starting_is_started_again(monkeypatch):
-    left, managers = _dying_first(monkeypatch, 1)
+@pytest.mark.parametrize("words", [STARTUP_DEATH, STARTUP_SILENCE])
+def test_a_kernel_that_dies_starting_is_started_again(monkeypatch, words):
+    left, managers = _dying_first(monkeypatch, 1, words)
     nb, _ = ResilientExecute().preprocess(_notebook(), {})
     assert left == [0] and nb.cells[0].outputs[0]["text"] == "42\n"
     (first,) = managers

@@ -23,6 +23,7 @@ import re
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import nbformat
@@ -360,11 +361,21 @@ def test_a_process_left_by_a_killed_run_is_killed_before_its_slot_serves_again()
         start_new_session=True,
     )
     try:
+        _wait_until_it_runs_as(leftover.pid, uid)  # else the kill may come before its setuid
         _kill_all_of(uid, uid)
         assert leftover.wait(timeout=10) == -9
     finally:
         leftover.kill()
         leftover.wait()
+
+
+def _wait_until_it_runs_as(pid: int, uid: int) -> None:
+    import psutil
+
+    deadline = time.monotonic() + 30
+    while psutil.Process(pid).uids().real != uid:
+        assert time.monotonic() < deadline, f"process {pid} never ran as uid {uid}"
+        time.sleep(0.01)
 
 
 def _uid_in_use(uid: int) -> bool:
@@ -1113,6 +1124,7 @@ def test_12_an_answer_reading_the_staged_engine_finds_no_later_assignments_answe
 
 PRINT_AND_RAISE = """
 import sys
+import time
 print("PRINTED-SECRET" * 1000)
 print("PRINTED-SECRET" * 1000, file=sys.stderr)
 class CLASS_NAMED_SECRET(Exception):

@@ -279,11 +279,11 @@ def failure_text(report, rules, unwritten=(), more="") -> str:
     rows = report.by_rule
     failed_rules = [rule for rule in rules if rows.get(rule, {}).get("failed")] or list(rules)
     lines = [f"NOT PASSED: rule {', '.join(failed_rules)}"]
-    lines += [sentence(d) for d in report.diagnoses]
     for rule in failed_rules:
         where = next((f.lecture for f in failing if rule in f.rules), failing[0].lecture)
         lines.append(f"{rule}: {statement(rule)}")
         lines.append(f"Reread {lecture_section(where)}")
+    lines += [sentence(d) for d in report.diagnoses]  # the likely mistake, after the rule
     if unwritten:  # what decided it: no difference to show, a function to write
         lines.insert(1, f"{_listed(unwritten)} not written yet: {_it(unwritten)} still raises "
                      "NotImplementedError; write it in its answer cell, then run the notebook "

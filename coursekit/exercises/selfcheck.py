@@ -37,6 +37,7 @@ from coursekit.exercises.grading import (
     report_text,
     until,
 )
+from coursekit.kernel_start import START_ATTEMPTS, never_started
 
 RESULTS_MARK = "@@selfcheck-results@@ "
 SCREEN = 40  # lines: one notebook's check fits a screen; --verbose prints everything
@@ -92,15 +93,25 @@ def run(path: Path, out=sys.stdout, seed=None, verbose=False) -> int:
         f"hidden_checks_in_kernel(globals(), {name!r}, {seed!r})"
     )
     nb.cells.append(probe)
-    client = NotebookClient(
-        nb,
-        timeout=1800,
-        kernel_name="python3",
-        allow_errors=True,
-        resources={"metadata": {"path": str(path.parent.resolve())}},
-    )
-    with _quiet_kernel():
-        client.execute(stderr=subprocess.DEVNULL)  # the kernel's own log is not for students
+    for attempt in range(1, START_ATTEMPTS + 1):
+        client = NotebookClient(
+            nb,
+            timeout=1800,
+            kernel_name="python3",
+            allow_errors=True,
+            resources={"metadata": {"path": str(path.parent.resolve())}},
+        )
+        try:
+            with _quiet_kernel():
+                client.execute(stderr=subprocess.DEVNULL)  # its log is not for students
+            break
+        except RuntimeError as exc:
+            if not never_started(exc):
+                raise
+            if attempt == START_ATTEMPTS:
+                why = f"no Python kernel could be started to check {path}: {exc}."
+                print(f"{why} Close notebooks you are not using, then check again.", file=out)
+                return 2
 
     text = "".join(o.get("text", "") for o in probe.outputs if o.output_type == "stream")
     errors = [o for o in probe.outputs if o.output_type == "error"]

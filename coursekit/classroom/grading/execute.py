@@ -16,27 +16,25 @@ from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import Execute
 from traitlets import Integer
 
+from coursekit.kernel_start import START_ATTEMPTS, never_started
+
 KERNEL_DIED = "KernelDied"  # the ename of the error output a killer cell gets
-
-
-STARTUP_DEATH = "Kernel died before replying to kernel_info"  # nbclient's words
 
 
 class ResilientExecute(Execute):
     max_restarts = Integer(3, help="New kernels started for one notebook at most").tag(config=True)
-    start_attempts = Integer(3, help="Kernels started before the first cell at most").tag(
-        config=True
-    )
+    start_attempts = Integer(
+        START_ATTEMPTS, help="Kernels started before the first cell at most"
+    ).tag(config=True)
 
     def preprocess(self, nb, resources=None, km=None):
-        # A kernel can die before its first reply for reasons that are not the submission's:
-        # two kernels started at once took the same port. Nothing ran yet: start another.
+        # A kernel that never came up is not the submission's doing: start another.
         for attempt in range(1, self.start_attempts + 1):
             self._killers: set[int] = set()
             try:
                 return super().preprocess(nb, resources, km)
             except RuntimeError as exc:
-                if STARTUP_DEATH not in str(exc) or attempt == self.start_attempts:
+                if not never_started(exc) or attempt == self.start_attempts:
                     raise
                 self._cleanup_kernel()  # the dead one's manager: its process, its sockets
 
