@@ -80,7 +80,7 @@ def stderr_cells(notebook_path: Path) -> list[str]:
     ]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # kept when the worker runs another module in between
 def graded(tmp_path_factory):
     cache = {}
 

@@ -26,12 +26,12 @@ IDS = [sc.id for sc in select(device="cpu")]
 PLANTED = {**BUGS, **{f"{a}.{bug.rule}": bug for a, bugs in ANSWER_BUGS.items() for bug in bugs}}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # one worker holds the group: compute once
 def reference():
     return observe(torch, IDS, seed=SEED)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # one worker holds the group: compute once
 def minigrad_failures(reference):
     differences = compare(reference, observe(minigrad, IDS, seed=SEED))
     return {sid for sid, diffs in differences.items() if diffs}
@@ -49,7 +49,7 @@ def _observe_planted(engine):
     return observed
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # one worker holds the group: compute once
 def failures_by_bug(reference, minigrad_failures):
     """bug -> {scenario id: differences} for the scenarios it fails (and minigrad passes)."""
     out = {}
