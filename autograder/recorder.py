@@ -12,6 +12,8 @@ import warnings
 
 import numpy as np
 
+from autograder.graph_diff import capture
+
 _TRIGGERED = re.compile(r"\s*\(Triggered internally at .*?\)", re.S)
 
 
@@ -146,7 +148,8 @@ class Recorder:
         return {"object": kind}
 
     def snapshot(self, t) -> dict:
-        """Every flag a student can read off a tensor; a field that fails to read is an error."""
+        """Every flag a student can read off a tensor; a field that fails to read is an error.
+        A tensor in a graph also gets the graph, as data (graph_diff.capture)."""
         fields = {
             "shape": lambda: [int(n) for n in t.shape],
             "dtype": lambda: _dtype_name(t.dtype),
@@ -167,6 +170,9 @@ class Recorder:
                 if waiting_for(exc):
                     raise
                 snap[name] = _error_marker(exc, self.libnames)
+        graph = capture(t)  # not compared: drawn beside PyTorch's where a flag differs
+        if graph is not None:
+            snap["graph"] = graph
         return snap
 
     # -- internals -----------------------------------------------------------------------
