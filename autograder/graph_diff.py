@@ -26,6 +26,7 @@ _MAX_LINES = 6
 # the most characters the two pictures' HTML takes: under what a feedback page shows of one
 # output (coursekit/classroom/results/display_budget.py, SHOWN_CHARS), so never cut there
 HTML_LIMIT = 90_000
+SIDE_BY_SIDE_PX = 940  # the two pictures' widths together, within a feedback page's column
 _MAX_EDGES = 4 * MAX_NODES
 KINDS = ("tensor", "leaf", "cut", "function", "accumulate", "none")
 # the snapshot fields a graph explains, and the words of errors about one
@@ -258,17 +259,25 @@ def pictures_html(comparison: dict) -> str:
 
 
 def _pictures_html(comparison: dict, titles_only: bool) -> str:
-    cells = []
+    cells, width = [], 0
     drawn = pictures(comparison, titles_only)
     for who, picture in zip(("PyTorch", "your engine"), drawn, strict=True):
         side = "pytorch" if who == "PyTorch" else "engine"
-        svg = base64.b64encode(picture.svg().encode()).decode()
+        svg = picture.svg()
+        width += int(float(_WIDTH.search(svg)[1]))
+        data = base64.b64encode(svg.encode()).decode()
         left = comparison[side].get("left_out", 0)
         more = f" ({left} more boxes not drawn)" if left else ""
         cells.append(
-            f'<td valign="top"><b>{who}</b>{more}<br>'
+            f"<td><b>{who}</b>{more}<br>"
             f'<img alt="{who}: the graph behind {html.escape(comparison["label"])}" '
-            f'src="data:image/svg+xml;base64,{svg}"></td>'
+            f'src="data:image/svg+xml;base64,{data}"></td>'
         )
+    # side by side where both fit a page's width; else PyTorch's above, each at full size
+    rows = [cells] if width <= SIDE_BY_SIDE_PX else [[cell] for cell in cells]
+    table = "".join(f"<tr>{''.join(row)}</tr>" for row in rows)
     caption = html.escape(summary(comparison)) + f" (outlined in red, marked {MARK!r})."
-    return f"<div><p>{caption}</p><table><tr>{''.join(cells)}</tr></table></div>"
+    return f"<div><p>{caption}</p><table>{table}</table></div>"
+
+
+_WIDTH = re.compile(r'<svg[^>]* width="([\d.]+)"')
