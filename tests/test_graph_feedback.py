@@ -198,3 +198,33 @@ def test_the_feedback_page_shows_both_graphs_marked_within_its_budget(tmp_path):
     assert "StackBackward0" in svgs[1] and "StackBackward0" not in svgs[0]
     assert "first differs from PyTorch" in page
     assert len(page.encode()) < PAGE_BYTES
+
+
+def test_a_test_cells_check_shows_the_pictures_in_jupyter_and_check_says_where(monkeypatch):
+    """The visible check of a test cell, in a notebook: the verdict raised, the pictures
+    displayed; `check`'s line for the cell names where the graphs first differ."""
+    import IPython
+    import IPython.display
+
+    from coursekit.exercises.grading import NotPassed, check_rule
+    from coursekit.exercises.planted import BUGS as EXERCISE_BUGS
+    from coursekit.exercises.planted import answer_functions
+    from coursekit.exercises.selfcheck import hidden_checks_in_kernel
+
+    name = "rebuilding_tensors"
+    bug = next(b for b in EXERCISE_BUGS[name] if b.rule == "R1")
+    namespace = answer_functions(name, bug)
+    shown = []
+    monkeypatch.setattr(IPython, "get_ipython", lambda: object())
+    monkeypatch.setattr(IPython.display, "display", shown.append)
+    with pytest.raises(NotPassed):
+        check_rule(namespace, name, ["R1"])
+    images = [IMAGES.findall(h.data) for h in shown if "data:image/svg+xml" in h.data]
+    assert len(images) == 1 and len(images[0]) == 2
+    monkeypatch.setattr(IPython, "get_ipython", lambda: None)
+    printed = []
+    monkeypatch.setattr("builtins.print", lambda *a, **k: printed.append(" ".join(map(str, a))))
+    hidden_checks_in_kernel(namespace, name, seed=5)
+    cells = json.loads(printed[-1].partition(" ")[2])["cells"]
+    assert cells["test_R1"]["graph"].startswith("The graph behind 'A1 = T.tensor(parts)'")
+    assert cells["test_R2"]["graph"] == ""  # a cell that passed
