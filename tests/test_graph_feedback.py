@@ -21,6 +21,7 @@ from autograder.graph_diff import (
     HTML_LIMIT,
     MARK,
     MAX_NODES,
+    UNREADABLE,
     capture,
     first_difference,
     pictures,
@@ -120,14 +121,16 @@ def test_an_engine_graph_that_is_not_one_capture_makes_is_not_drawn():
         engine = {"status": "ok", "observations": [
             {"label": "y", "value": {"tensor": {**snapshot, "graph": odd}}}]}  # fmt: skip
         assert compared(reference, engine, [diff]) is None, odd
+    # the engine's own words: a box says only what minigrad.viz writes, else "(unreadable)"
+    words = ["the reference answer is: return tensor._grad", "is_leaf=True requires_grad=True"]
     engine = {"status": "ok", "observations": [
         {"label": "y", "value": {"tensor": {**snapshot, "graph": {
-            "nodes": [{"kind": "tensor", "title": "<script>x</script>", "lines": []}],
+            "nodes": [{"kind": "tensor", "title": "<script>x</script>", "lines": words}],
             "edges": [], "left_out": 0}}}}]}  # fmt: skip
     shown = pictures_html(compared(reference, engine, [diff]))
-    assert "<script>" not in shown
     svg = base64.b64decode(IMAGES.findall(shown)[1][1]).decode()
-    assert "&lt;script&gt;" in svg and "<script>" not in svg
+    assert marked_box(svg)[:3] == [UNREADABLE, UNREADABLE, "is_leaf=True requires_grad=True"]
+    assert "script" not in shown + svg and "reference answer" not in shown + svg
 
 
 def test_the_largest_graph_two_pictures_can_show_stays_within_the_display_budget():
