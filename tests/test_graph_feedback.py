@@ -231,3 +231,16 @@ def test_a_test_cells_check_shows_the_pictures_in_jupyter_and_check_says_where(m
     cells = json.loads(printed[-1].partition(" ")[2])["cells"]
     assert cells["test_R1"]["graph"].startswith("The graph behind 'A1 = T.tensor(parts)'")
     assert cells["test_R2"]["graph"] == ""  # a cell that passed
+
+
+def test_graphs_never_decide_a_comparison():
+    """Which nodes an engine builds is its own choice: a tensor's fields are compared, never
+    its graph, also inside a dict (compared whole)."""
+    from autograder.compare import diff_values
+    from autograder.recorder import Recorder
+
+    w = torch.ones(2, requires_grad=True)
+    one, other = Recorder(), Recorder()
+    assert diff_values(one.encode(w * 2), other.encode(w * 1 * 2)) == []
+    assert diff_values(one.encode({"y": w * 2}), other.encode({"y": w * 1 * 2})) == []
+    assert diff_values(one.encode([w * 2]), other.encode([w * 1 * 2])) == []
