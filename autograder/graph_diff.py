@@ -80,7 +80,15 @@ def involves_graph(diff: dict) -> bool:
 
 def compared(reference: dict, engine, differences: list[dict]) -> dict | None:
     """Both graphs of the first difference that involves one, and where they first differ:
-    {"label", "field", "pytorch", "engine", "first": [PyTorch's node, the engine's node]}."""
+    {"label", "field", "pytorch", "engine", "first": [PyTorch's node, the engine's node]}.
+    Observations it cannot make sense of give no graph, never an error."""
+    try:
+        return _compared(reference, engine, differences)
+    except Exception:  # noqa: BLE001  (the engine's side is whatever the sandbox sent)
+        return None
+
+
+def _compared(reference: dict, engine, differences: list[dict]) -> dict | None:
     diff = next((d for d in differences if involves_graph(d) and d.get("label")), None)
     if diff is None:
         return None
@@ -135,7 +143,6 @@ def _graph_at(observation, field: str):
 def _lone_tensor(snapshot: dict) -> dict:
     """The one box minigrad.viz draws for a tensor outside any graph."""
     shape = snapshot.get("shape")
-    shape = [int(s) for s in shape] if isinstance(shape, list) else shape
     title = f"{snapshot.get('dtype')}{shape}"
     if snapshot.get("device") not in ("cpu", None):
         title += f" on {snapshot.get('device')}"

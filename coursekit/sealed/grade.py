@@ -196,7 +196,7 @@ def _grade_device(tests, program: Program, device: str, seed: int, limits, resul
                     scenario_results.append(_waiting_result(sid, wait))
                 else:
                     scored = _scenario_result(sid, diffs, note)
-                    scored.graph = _graph(reference["scenarios"][sid], engine, diffs)
+                    scored.graph = compared(reference["scenarios"][sid], engine, diffs)
                     scenario_results.append(scored)
         report = Report(ENGINE_LABEL, device, seed, _torch_version(), scenario_results,
                         notes=cell_notes + notes)  # fmt: skip
@@ -426,17 +426,6 @@ def _differences(reference: dict, engine, device: str) -> list[dict]:
     except Exception as exc:  # a well-formed shape with odd contents: never a pass
         return [_malformed(type(exc).__name__)]
     return [_capped(diff) for diff in diffs]
-
-
-def _graph(reference: dict, engine, diffs: list[dict]) -> dict | None:
-    """Both graphs of a failure that involves one (graph_diff reads the engine's side as
-    untrusted); a side it cannot make sense of gives no picture, never a failed grading."""
-    if not diffs or engine is None:
-        return None
-    try:
-        return compared(reference, engine, diffs)
-    except Exception:  # noqa: BLE001
-        return None
 
 
 def _capped(diff: dict) -> dict:
