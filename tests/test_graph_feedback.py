@@ -203,6 +203,7 @@ def test_the_feedback_page_shows_both_graphs_marked_within_its_budget(tmp_path):
     assert len(page.encode()) < PAGE_BYTES
 
 
+@pytest.mark.slow
 def test_a_test_cells_check_shows_the_pictures_in_jupyter_and_check_says_where(monkeypatch):
     """The visible check of a test cell, in a notebook: the verdict raised, the pictures
     displayed; `check`'s line for the cell names where the graphs first differ."""
