@@ -7,6 +7,7 @@ import warnings
 
 from autograder import recorded
 from autograder.compare import compare
+from autograder.graph_diff import compared
 from autograder.observe import TIME_LIMIT_S, observe
 from autograder.report import NOT_RUN_NO_GPU, Report, ScenarioResult
 from autograder.scenarios import TOPICS, select
@@ -82,7 +83,9 @@ def check(engine, rules=None, topics=None, device="cpu", seed=None, time_limit=T
                 note = run["error"]["message"]
                 results.append(_result(sc, "waiting", note=note, waiting_for=run["waiting_for"]))
             else:
-                results.append(_result(sc, "failed" if diffs else "passed", diffs, note))
+                result = _result(sc, "failed" if diffs else "passed", diffs, note)
+                result.graph = compared(reference["scenarios"][sc.id], run, diffs)
+                results.append(result)
     version = recorded.load()["torch"] + " (recorded)" if use_recording else _version(torch)
     return Report(
         engine=engine_name,

@@ -17,6 +17,7 @@ import signal
 import sys
 import time
 
+from autograder.graph_diff import prepare
 from autograder.observe import observe_scenario
 from autograder.scenarios import REGISTRY, load_catalogue
 
@@ -95,6 +96,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     engine = importlib.import_module(args.engine)
     load_catalogue()
+    prepare()
     for line in sys.stdin:
         if line.strip():
             result = answer(engine, json.loads(line))

@@ -12,6 +12,8 @@ import warnings
 
 import numpy as np
 
+from autograder.graph_diff import capture
+
 _TRIGGERED = re.compile(r"\s*\(Triggered internally at .*?\)", re.S)
 
 
@@ -134,8 +136,8 @@ class Recorder:
             return {"tensor": self.snapshot(x)}
         if isinstance(x, (list, tuple)):
             return [self.encode(v) for v in x]
-        if isinstance(x, dict):
-            return {"dict": {str(k): self.encode(v) for k, v in x.items()}}
+        if isinstance(x, dict):  # compared as a whole (compare.diff_values): graphs left out
+            return {"dict": {str(k): _without_graphs(self.encode(v)) for k, v in x.items()}}
         kind = type(x).__name__
         if kind == "dtype" or isinstance(x, np.dtype):
             return {"dtype": _dtype_name(x)}
@@ -146,7 +148,8 @@ class Recorder:
         return {"object": kind}
 
     def snapshot(self, t) -> dict:
-        """Every flag a student can read off a tensor; a field that fails to read is an error."""
+        """Every flag a student can read off a tensor; a field that fails to read is an error.
+        A tensor in a graph also gets the graph, as data (graph_diff.capture)."""
         fields = {
             "shape": lambda: [int(n) for n in t.shape],
             "dtype": lambda: _dtype_name(t.dtype),
@@ -167,6 +170,9 @@ class Recorder:
                 if waiting_for(exc):
                     raise
                 snap[name] = _error_marker(exc, self.libnames)
+        graph = capture(t)  # not compared: drawn beside PyTorch's where a flag differs
+        if graph is not None:
+            snap["graph"] = graph
         return snap
 
     # -- internals -----------------------------------------------------------------------
@@ -225,6 +231,18 @@ class Recorder:
                 "cannot tell memory sharing of a non-CPU tensor without untyped_storage()"
             )
         return x.detach().numpy()
+
+
+def _without_graphs(value):
+    """An encoded value without the graphs of its tensors (where it is compared whole, an
+    engine's own choice of nodes must not count)."""
+    if isinstance(value, list):
+        return [_without_graphs(v) for v in value]
+    if isinstance(value, dict) and isinstance(value.get("tensor"), dict):
+        value["tensor"].pop("graph", None)
+    elif isinstance(value, dict) and isinstance(value.get("dict"), dict):
+        value["dict"] = {k: _without_graphs(v) for k, v in value["dict"].items()}
+    return value
 
 
 def _bounds(span) -> tuple[int, int]:

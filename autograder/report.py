@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from autograder import graph_diff
 from autograder.diagnoses import diagnose, sentence
 from autograder.rules import statement
 
@@ -30,6 +31,8 @@ class ScenarioResult:
     differences: list[dict] = field(default_factory=list)
     note: str = ""
     waiting_for: str = ""  # the part of the engine not built yet, when status is "waiting"
+    # PyTorch's graph and the engine's where a failing observation involves one (graph_diff)
+    graph: dict | None = None
 
     @property
     def passed(self) -> bool:
@@ -109,6 +112,12 @@ class Report:
         matches a planted bug well."""
         return diagnose(self.results)
 
+    @property
+    def graph(self) -> dict | None:
+        """The first failure's graphs, PyTorch's and the engine's, with the first node where
+        they differ (autograder/graph_diff.py); None when no failure involves a graph."""
+        return next((r.graph for r in self.failures if r.graph), None)
+
     def summary(self) -> str:
         verdict = "PASSED" if self.passed else "NOT PASSED"
         n_ok = sum(r.passed for r in self.results)
@@ -163,6 +172,8 @@ class Report:
             )
         parts.append("</table>")
         parts += [f"<p><b>{esc(sentence(d))}</b></p>" for d in self.diagnoses]
+        if self.graph:
+            parts.append(graph_diff.pictures_html(self.graph))
         for failure in self.failures:
             parts.append(
                 f"<details><summary><code>{esc(failure.id)}</code> {esc(failure.status)}"

@@ -43,13 +43,15 @@ _VERSION_ERROR = re.compile(r"is at version (\d+); expected version (\d+)")
 @dataclass
 class Node:
     """One box of the picture. `kind` is one of: tensor, leaf, cut, array, function,
-    accumulate, none. `alerts` are indexes into `lines` drawn in red."""
+    accumulate, none. `alerts` are indexes into `lines` drawn in red; a `marked` node is
+    outlined in red (where one picture first differs from another)."""
 
     id: str
     kind: str
     title: str
     lines: list[str] = field(default_factory=list)
     alerts: set[int] = field(default_factory=set)
+    marked: bool = False
     obj: object = field(default=None, repr=False, compare=False)
 
 
@@ -64,24 +66,28 @@ class Edge:
     kind: str = "flow"
 
 
-def draw(*tensors, names=None, values=True, layout="auto"):
+def draw(*tensors, names=None, values=True, layout="auto", max_nodes=None):
     """Draw the autograd graph behind `tensors` (PyTorch or minigrad tensors, NumPy arrays).
 
     names: labels, either a sequence of strings matching `tensors` or a mapping
         {label: tensor}; tensors in the mapping are drawn too.
     values: show values and `.grad` of tensors with at most 6 elements.
     layout: "auto" (Graphviz when installed, else the built-in layout), "python" or "dot".
+    max_nodes: stop walking the graph once it has this many boxes (`Picture.left_out` counts
+        the boxes left out); None draws all of it.
     """
     interest, labels = _tensors_and_labels(tensors, names)
     if not interest:
         raise ValueError("draw() needs at least one tensor")
     if layout not in ("auto", "python", "dot"):
         raise ValueError(f"layout must be 'auto', 'python' or 'dot', not {layout!r}")
-    builder = _GraphBuilder(labels, values)
+    builder = _GraphBuilder(labels, values, max_nodes)
     for t in interest:
         builder.add(t)
     builder.classify_loose_tensors()
-    return Picture(list(builder.nodes.values()), builder.edges, layout)
+    picture = Picture(list(builder.nodes.values()), builder.edges, layout)
+    picture.left_out = builder.left_out
+    return picture
 
 
 def _tensors_and_labels(tensors, names):
@@ -103,9 +109,11 @@ def _tensors_and_labels(tensors, names):
 
 
 class _GraphBuilder:
-    def __init__(self, labels, values):
+    def __init__(self, labels, values, max_nodes=None):
         self.labels = labels
         self.values = values
+        self.max_nodes = max_nodes
+        self.left_out = 0  # boxes not drawn: the picture is full
         self.nodes: dict[str, Node] = {}
         self.edges: list[Edge] = []
         self.saved_by: dict[int, str] = {}  # id(saved tensor) -> id of the node saving it
@@ -136,6 +144,10 @@ class _GraphBuilder:
             fn = stack.pop()
             fid = _fn_id(fn)
             for slot, (child, _) in enumerate(fn.next_functions):
+                new = child is None or _fn_id(child) not in self.nodes
+                if new and self.max_nodes is not None and len(self.nodes) >= self.max_nodes:
+                    self.left_out += 1
+                    continue
                 if child is None:
                     nid = f"{fid}_none{slot}"
                     self.nodes[nid] = Node(nid, "none", "None")
@@ -383,6 +395,7 @@ class Picture:
         self.nodes = nodes
         self.edges = edges
         self.layout = layout
+        self.left_out = 0  # boxes not drawn (draw's max_nodes)
 
     def node(self, title):
         """The node whose title is `title` or starts with `title + ':'` (a label)."""
@@ -413,9 +426,10 @@ class Picture:
         for n in self.nodes:
             fill, stroke, dash = STYLES[n.kind]
             style = "rounded,filled,dashed" if dash else "rounded,filled"
+            stroke, width = (ALERT, 3) if n.marked else (stroke, 1)
             out.append(
                 f'  "{n.id}" [label=<{_dot_label(n)}>, fillcolor="{fill}", color="{stroke}", '
-                f'style="{style}"];'
+                f'style="{style}", penwidth={width}];'
             )
         for e in self.edges:
             attrs = ' [style=dashed, label="saved"]' if e.kind == "saved" else ""
@@ -620,9 +634,10 @@ class _SvgLayout:
         fill, stroke, dash = STYLES[node.kind]
         dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
         radius = 10 if node.kind in ("function", "accumulate") else 3
+        stroke, width = (ALERT, 3.5) if node.marked else (stroke, 1.5)
         out = [
             f'<rect x="{left:.1f}" y="{top:.1f}" width="{w:.1f}" height="{h:.1f}" '
-            f'rx="{radius}" fill="{fill}" stroke="{stroke}" stroke-width="1.5"{dash_attr}/>',
+            f'rx="{radius}" fill="{fill}" stroke="{stroke}" stroke-width="{width}"{dash_attr}/>',
             _text(left + PAD_X, top + PAD_Y + 11, node.title, TEXT, bold=True),
         ]
         for i, line in enumerate(node.lines):

@@ -32,6 +32,7 @@ from autograder.report import NOT_RUN_NO_GPU, lecture_link, lecture_section
 from autograder.rules import statement
 from autograder.scenarios import select
 from coursekit.exercises.assignments import BY_NAME
+from coursekit.feedback_graphs import show_graph
 from minigrad import _warnings, seams
 
 ENGINE_NAME = "your engine"
@@ -353,6 +354,7 @@ def check_rule(namespace: dict, assignment: str, rules, device: str = "cpu") -> 
             print(judgement.note)
         return
     _show_sections(report)
+    show_graph(report)
     raise NotPassed(judgement.text)
 
 

@@ -37,6 +37,7 @@ from coursekit.exercises.grading import (
     report_text,
     until,
 )
+from coursekit.feedback_graphs import graph_line
 from coursekit.kernel_start import START_ATTEMPTS, never_started
 
 RESULTS_MARK = "@@selfcheck-results@@ "
@@ -73,6 +74,7 @@ def hidden_checks_in_kernel(namespace: dict, assignment_name: str, seed=None) ->
             "unwritten": list(judgement.unwritten),
             "failing": list(judgement.failing),
             "report": report_text(report),
+            "graph": graph_line(report),
             "reference": report.reference,
         }
     print(RESULTS_MARK + json.dumps({"seed": seed, "cells": results}))
@@ -156,6 +158,8 @@ def summary(path: Path, cells: list[dict], hidden: dict, verbose=False) -> tuple
         else:
             lines.append(f"{grade_id:<24} {0:>4g} / {points:<4g} {text.splitlines()[0]}")
         lines += ["    " + line for line in text.splitlines()[1:]]
+        if result.get("graph"):
+            lines.append(f"    {result['graph']}")
         if verbose and result.get("report"):
             lines += ["    " + line for line in result["report"].splitlines()]
     total = f"{'total':<24} {earned:>4g} / {possible:<4g}"

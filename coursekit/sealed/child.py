@@ -32,6 +32,7 @@ import sys
 import traceback
 
 from autograder.engine import ENGINE_NAMES, engine_from, unimportable_copy
+from autograder.graph_diff import prepare
 from autograder.observe import ScenarioTimeout, _time_limit, has_name
 from autograder.observe_child import answer
 from autograder.scenarios import known_needs, load_catalogue
@@ -93,6 +94,7 @@ def run_group(request: dict, channel) -> None:
     else:
         engine = engine_from(namespace)
     present = [name for name in ENGINE_NAMES if has_name(engine, name)]
+    prepare()  # once, not in every scenario's child
     _send(channel, {"cells": cells, "engine_names": present})
     for scenario_id in request["scenarios"]:
         try:

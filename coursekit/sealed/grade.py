@@ -23,6 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from autograder.compare import compare_scenario
+from autograder.graph_diff import compared
 from autograder.observe import observe
 from autograder.report import NOT_RUN_NO_GPU, Report, ScenarioResult
 from autograder.scenarios import REGISTRY, load_catalogue
@@ -68,11 +69,13 @@ class CellScore:
     failed: list[str] = field(default_factory=list)  # those not passed (not run included)
     # the likely mistakes behind a failed cell, best first (autograder/diagnoses.py)
     diagnoses: list[dict] = field(default_factory=list)
+    # PyTorch's graph beside the engine's, for its first failure that involves one
+    graph: dict | None = None
 
     def verdict_json(self) -> dict:
         """What the class pipeline stores of this cell (the feedback text stays in outputs)."""
         data = asdict(self)
-        del data["feedback"]
+        del data["feedback"], data["graph"]  # both are shown in the cell's outputs
         return data
 
 
@@ -192,7 +195,9 @@ def _grade_device(tests, program: Program, device: str, seed: int, limits, resul
                 if wait and _waits_as_expected(reference["scenarios"][sid], engine, diffs, wait):
                     scenario_results.append(_waiting_result(sid, wait))
                 else:
-                    scenario_results.append(_scenario_result(sid, diffs, note))
+                    scored = _scenario_result(sid, diffs, note)
+                    scored.graph = compared(reference["scenarios"][sid], engine, diffs)
+                    scenario_results.append(scored)
         report = Report(ENGINE_LABEL, device, seed, _torch_version(), scenario_results,
                         notes=cell_notes + notes)  # fmt: skip
         rules = sorted({r for c in test.checks for r in (c.rules or ())})
@@ -211,6 +216,7 @@ def _grade_device(tests, program: Program, device: str, seed: int, limits, resul
             scenarios=[r.id for r in scenario_results],
             failed=[r.id for r in scenario_results if r.status != "passed"],
             diagnoses=[] if passed else report.diagnoses,
+            graph=None if passed else report.graph,
         )
 
 

@@ -29,6 +29,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Float, Integer
 
 from autograder.scenarios import REGISTRY, load_catalogue
+from coursekit.feedback_graphs import graph_outputs
 from coursekit.routes import feedback_link
 from coursekit.sealed.contract import CHECK_KEY, Contract
 from coursekit.sealed.grade import SealedResult, grade_notebook
@@ -107,6 +108,7 @@ def seal_outputs(nb, result: SealedResult):
                     )
                 )
                 cell.outputs.extend(_section_links(score.failed))
+                cell.outputs.extend(graph_outputs(score.graph))
         elif grade_id in result.answer_errors:
             error = result.answer_errors[grade_id]
             cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=error + "\n")]

@@ -63,6 +63,7 @@ CHECKER = Path(autograder.__file__).resolve().parent
 # solutions).
 OBSERVING_SIDE = (
     "engine.py",
+    "graph_diff.py",
     "observe.py",
     "observe_child.py",
     "recorder.py",

@@ -23,6 +23,7 @@ body { margin: 0; font: 14px/1.45 -apple-system, "Segoe UI", Helvetica, Arial, s
 pre { margin: 0; font: 13px/1.4 ui-monospace, Menlo, Consolas, monospace;
       white-space: pre-wrap; word-wrap: break-word; }
 .output_area { padding: 4px 10px; }
+.output_html { overflow-x: auto; }  /* a wide graph scrolls, not the page */
 .output_error, .output_stderr { background: #fff0f0; }
 .rendered_html h1, .rendered_html h2, .rendered_html h3 { margin: 12px 0 6px; }
 .rendered_html table { border-collapse: collapse; }
