@@ -64,7 +64,23 @@ from .ops.linalg import dot, mm
 from .ops.out import add_out as add
 from .ops.out import matmul_out as matmul
 from .ops.out import mul_out as mul
-from .ops.reductions import argmax, argmin, argsort, max, mean, min, norm, sum
+from .ops.reductions import (
+    all,
+    amax,
+    amin,
+    any,
+    argmax,
+    argmin,
+    argsort,
+    logsumexp,
+    max,
+    mean,
+    min,
+    norm,
+    std,
+    sum,
+    var,
+)
 from .ops.unary import abs, clamp, cos, exp, log, relu, sigmoid, sin, softmax, sqrt, tanh
 from .ops.views import chunk, narrow
 from .random import initial_seed, manual_seed

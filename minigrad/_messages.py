@@ -525,6 +525,11 @@ def reduce_empty(name):
 
 
 SPECIFY_DIM = " Specify the reduction dim with the 'dim' argument."
+STD_VAR_NOT_FLOAT = "std and var only support floating point and complex dtypes"
+DOF_NOT_POSITIVE = (
+    "{}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
+    "factor (input numel divided by output numel)."
+)
 
 
 def type_name(value):

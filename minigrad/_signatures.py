@@ -46,6 +46,24 @@ SIGNATURES = {
     "min": ("()", "(Tensor other)", "(int dim, bool keepdim = False)"),
     "argmax": ("(int dim = None, bool keepdim = False)",),
     "argmin": ("(int dim = None, bool keepdim = False)",),
+    **{
+        name: (
+            "()",
+            "(tuple of ints dim = None, bool keepdim = False)",
+            "(int dim, bool keepdim = False)",
+        )
+        for name in ("all", "any")
+    },
+    **{
+        name: (
+            "(tuple of ints dim, bool unbiased = True, bool keepdim = False)",
+            "(tuple of ints dim = None, *, Number correction = None, bool keepdim = False)",
+            "(bool unbiased = True)",
+        )
+        for name in ("std", "var")
+    },
+    **{name: ("(tuple of ints dim = (), bool keepdim = False)",) for name in ("amax", "amin")},
+    "logsumexp": ("(tuple of ints dim, bool keepdim = False)",),
     "add": ("(Tensor other, *, Number alpha = 1)", "~(Number alpha, Tensor other)"),
     "sub": ("(Tensor other, *, Number alpha = 1)", "~(Number alpha, Tensor other)"),
     "add_": ("(Tensor other, *, Number alpha = 1)", "~(Number alpha, Tensor other)"),
@@ -147,6 +165,29 @@ FUNCTIONS = {
     "relu": ("(Tensor input)",),
     "argmax": (f"(Tensor input, int dim = None, bool keepdim = False, {_OUT})",),
     "argmin": (f"(Tensor input, int dim = None, bool keepdim = False, {_OUT})",),
+    **{
+        name: (
+            f"(Tensor input, {_OUT})",
+            f"(Tensor input, tuple of ints dim = None, bool keepdim = False, {_OUT})",
+            f"(Tensor input, int dim, bool keepdim = False, {_OUT})",
+        )
+        for name in ("all", "any")
+    },
+    **{
+        name: (
+            "(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False, "
+            f"{_OUT})",
+            "(Tensor input, tuple of ints dim = None, *, Number correction = None, "
+            "bool keepdim = False, Tensor out = None)",
+            "(Tensor input, bool unbiased = True)",
+        )
+        for name in ("std", "var")
+    },
+    **{
+        name: (f"(Tensor input, tuple of ints dim = (), bool keepdim = False, {_OUT})",)
+        for name in ("amax", "amin")
+    },
+    "logsumexp": (f"(Tensor input, tuple of ints dim, bool keepdim = False, {_OUT})",),
     "mm": (
         f"(Tensor input, Tensor mat2, {_OUT})",
         f"(Tensor input, Tensor mat2, {DTYPE} out_dtype, {_OUT})",
