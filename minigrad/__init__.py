@@ -59,6 +59,7 @@ from .factories import (
     zeros_like,
 )
 from .ops.arithmetic import maximum, minimum
+from .ops.indexing import gather, index_add, nonzero, scatter
 from .ops.joining import cat, stack, where
 from .ops.linalg import dot, mm
 from .ops.out import add_out as add
@@ -81,8 +82,21 @@ from .ops.reductions import (
     sum,
     var,
 )
-from .ops.unary import abs, clamp, cos, exp, log, relu, sigmoid, sin, softmax, sqrt, tanh
-from .ops.views import chunk, narrow
+from .ops.unary import (
+    abs,
+    clamp,
+    cos,
+    exp,
+    log,
+    log_softmax,
+    relu,
+    sigmoid,
+    sin,
+    softmax,
+    sqrt,
+    tanh,
+)
+from .ops.views import chunk, narrow, squeeze
 from .random import initial_seed, manual_seed
 from .tensor import Tensor
 

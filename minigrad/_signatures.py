@@ -104,6 +104,22 @@ SIGNATURES = {
     "chunk": ("(int chunks, int dim = 0)",),
     "unbind": ("(int dim = 0)",),
     "softmax": (f"(int dim, {DTYPE} dtype = None)",),
+    "log_softmax": (f"(int dim, {DTYPE} dtype = None)",),
+    "gather": ("(int dim, Tensor index, *, bool sparse_grad = False)",),
+    **{
+        name: (
+            "(int dim, Tensor index, Tensor src)",
+            "(int dim, Tensor index, Tensor src, *, str reduce)",
+            "(int dim, Tensor index, Number value)",
+            "(int dim, Tensor index, Number value, *, str reduce)",
+        )
+        for name in ("scatter", "scatter_")
+    },
+    **{
+        name: ("(int dim, Tensor index, Tensor source, *, Number alpha = 1)",)
+        for name in ("index_add", "index_add_")
+    },
+    "nonzero": ("()", "(*, bool as_tuple)"),
     "size": ("(int dim = None)",),
     "requires_grad_": ("(bool requires_grad = True)",),
     "to": (
@@ -188,6 +204,18 @@ FUNCTIONS = {
         for name in ("amax", "amin")
     },
     "logsumexp": (f"(Tensor input, tuple of ints dim, bool keepdim = False, {_OUT})",),
+    "log_softmax": (f"(Tensor input, int dim, {DTYPE} dtype = None, {_OUT})",),
+    "gather": (f"(Tensor input, int dim, Tensor index, *, bool sparse_grad = False, {_OUT[3:]})",),
+    "scatter": (
+        f"(Tensor input, int dim, Tensor index, Tensor src, {_OUT})",
+        f"(Tensor input, int dim, Tensor index, Tensor src, *, str reduce, {_OUT[3:]})",
+        f"(Tensor input, int dim, Tensor index, Number value, {_OUT})",
+        f"(Tensor input, int dim, Tensor index, Number value, *, str reduce, {_OUT[3:]})",
+    ),
+    "index_add": (
+        f"(Tensor input, int dim, Tensor index, Tensor source, *, Number alpha = 1, {_OUT[3:]})",
+    ),
+    "squeeze": ("(Tensor input)", "(Tensor input, int dim)", "(Tensor input, tuple of ints dim)"),
     "mm": (
         f"(Tensor input, Tensor mat2, {_OUT})",
         f"(Tensor input, Tensor mat2, {DTYPE} out_dtype, {_OUT})",

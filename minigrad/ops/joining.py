@@ -53,6 +53,9 @@ def cat(tensors, dim=0):
     return _rebuild.cat(tensors, dim)
 
 
+_ONLY_CONDITION = object()
+
+
 class WhereBackward0(Node):
     def __init__(self, edges, a_meta, b_meta):
         super().__init__(edges)
@@ -69,7 +72,11 @@ class WhereBackward0(Node):
         return ga, gb
 
 
-def where(condition, input, other):  # noqa: A002
+def where(condition, input=_ONLY_CONDITION, other=_ONLY_CONDITION):  # noqa: A002
+    if input is _ONLY_CONDITION and other is _ONLY_CONDITION:  # where(cond): its nonzero indices
+        return condition.nonzero(as_tuple=True)
+    if input is _ONLY_CONDITION or other is _ONLY_CONDITION:
+        raise TypeError(msg.PARSER_REFUSED.format("where"))
     if condition._dtype is not _dtypes.bool:
         raise RuntimeError(msg.where_condition(_dtypes.SCALAR_TYPE_NAME[condition._dtype]))
     # Python (or NumPy) numbers on either side promote as in a binary op; with two numbers
