@@ -16,6 +16,7 @@ import numpy as np
 
 from ._cnames import c_name
 from ._messages import LIB
+from ._size import is_index
 
 DTYPE, DEVICE = f"{LIB}.dtype", f"{LIB}.device"
 _FACTORY = f"*, {DTYPE} dtype = None, {DEVICE} device = None, bool requires_grad = False"
@@ -375,8 +376,8 @@ def _is_number(obj):
 def _int_list(obj, allow_int):
     """PyTorch checks only the first element here; the rest is checked when unpacked."""
     if isinstance(obj, (tuple, list)):
-        return not obj or _is_int(obj[0])
-    return allow_int and _is_int(obj)
+        return not obj or is_index(obj[0])
+    return allow_int and is_index(obj)
 
 
 def _check(param, obj, name):
@@ -506,7 +507,7 @@ def _unpack_error(sig, bound):
         values = bound.get(param.name)
         if param.type == "tuple of ints" and isinstance(values, (tuple, list)):
             for k, v in enumerate(values):
-                if not _is_int(v):
+                if not is_index(v):
                     return (
                         f"{sig.name}(): argument '{param.name}' failed to unpack the object at "
                         f'pos {k + 1} with error "type must be tuple of ints,but got '

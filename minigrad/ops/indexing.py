@@ -199,7 +199,40 @@ def setitem(self, index, value):
     value = _checked_scalar(value, self._dtype, half=False)
     parts, _, is_tuple = _normalize_index(index)
     _check_index(parts, self._data.shape, is_tuple)
+    if _selects_whole(parts, self._data.shape):
+        _copy_to(self, value)
+        return
     _rebuild.setitem(self, parts, value)
+
+
+def _selects_whole(parts, shape):
+    """Whether the index is only Ellipsis and slices that each take a whole dimension: then
+    PyTorch writes into the tensor itself, not into a view of it (its slicing skips a slice
+    that changes nothing)."""
+    if builtins.any(not (p is Ellipsis or isinstance(p, slice)) for p in parts):
+        return False
+    slices = [p for p in parts if p is not Ellipsis]
+    if Ellipsis in parts:
+        cut = parts.index(Ellipsis)
+        dims = list(range(cut)) + list(range(len(shape) - len(slices) + cut, len(shape)))
+    else:
+        dims = range(len(slices))
+    return builtins.all(p.indices(shape[d]) == (0, shape[d], 1) for p, d in zip(slices, dims))
+
+
+def _copy_to(self, value):
+    """PyTorch's copy_to for `t[...] = value`: the value (a number as a 0-d tensor) loses its
+    leading size-1 dims; a 0-d value fills the tensor (FillBackward3) unless the tensor is
+    0-d too, anything else is copied (CopyBackwards)."""
+    from .inplace import copy_, fill_
+
+    if not isinstance(value, Tensor):  # a number, converted to self's dtype
+        value = Tensor._make(self._xp.asarray(value, dtype=self._data.dtype), self._device)
+    value = _fit_value(value, self._data.shape)
+    if value._data.shape != self._data.shape and value._data.ndim == 0:
+        fill_(self, value)
+    else:
+        copy_(self, value)
 
 
 def _fit_value(value, shape):

@@ -285,7 +285,9 @@ def fill_(self, value):
         out._grad_fn = node
         return out
 
-    return _inplace(self, op, others=(value_t,), overlap_ok=True)
+    # A number fills memory that repeats (PyTorch's fill is idempotent); a 0-d tensor is
+    # copied in, and copy_ refuses it.
+    return _inplace(self, op, others=(value_t,), overlap_ok=value_t is None)
 
 
 class CopyBackwards(Node):

@@ -3,12 +3,13 @@ with PyTorch's dim/keepdim parsing (and NumPy's axis/keepdims aliases)."""
 
 import builtins
 import math
+import operator
 
 import numpy as np
 
 from .. import _dtypes, return_types
 from .. import _messages as msg
-from .._size import wrap_dim
+from .._size import is_index, wrap_dim
 from ..autograd.graph import Node
 from ..tensor import Tensor
 from ._common import _arr, _needs_grad, array_module, masked, opmath, quiet_functions
@@ -47,9 +48,9 @@ def _dims(name, dim, ndim):
     if dim is None or (isinstance(dim, (list, tuple)) and not dim):
         return tuple(range(ndim))
     dims = dim if isinstance(dim, (list, tuple)) else (dim,)
-    if not builtins.all(isinstance(d, (builtins.int, np.integer)) for d in dims):
+    if not builtins.all(is_index(d) for d in dims):
         raise TypeError(msg.PARSER_REFUSED.format(name))
-    dims = [wrap_dim(d, ndim) for d in dims]
+    dims = [wrap_dim(operator.index(d), ndim) for d in dims]
     for d in dims:
         if dims.count(d) > 1:
             raise RuntimeError(msg.dim_repeated(d))
