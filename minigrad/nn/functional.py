@@ -142,8 +142,11 @@ def one_hot(tensor, num_classes=-1):
     if data.size and data.max() >= num_classes:
         raise RuntimeError(msg.ONE_HOT_TOO_BIG)
     xp = tensor._xp
-    out = (data[..., None] == xp.arange(num_classes)).astype(np.int64)
-    return Tensor._make(out, tensor._device)
+    out = Tensor._make((data[..., None] == xp.arange(num_classes)).astype(np.int64), tensor._device)
+    if data.size:  # PyTorch fills zeros in place, then scatters the ones: version 2
+        _versions.bump_version(out)
+        _versions.bump_version(out)
+    return out
 
 
 def _outside_subset(name, **args):
@@ -341,4 +344,5 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 quiet_functions(globals())
 
 
+from ..seams import inplace_versions as _versions  # noqa: E402
 from .logits_loss import binary_cross_entropy_with_logits  # noqa: E402, F401  (uses _reduction)

@@ -441,7 +441,9 @@ def index_add(self, dim, index, source, *, alpha=1):
     if src.ndim != data.ndim or list(src.shape) != expected:
         raise RuntimeError(msg.INDEX_ADD_SHAPES.format(list(data.shape), list(src.shape)))
     size = data.shape[d] if data.ndim else 1
-    if ((idx < 0) | (idx >= size)).any():
+    if data.ndim > 1:  # PyTorch's kernel for a matrix and up names the index
+        _check_bounds(idx, d, size)
+    elif ((idx < 0) | (idx >= size)).any():
         raise IndexError(msg.INDEX_OUT_OF_RANGE)
     alpha = _checked_scalar(alpha, self._dtype)
     result = _at_least_1d(data).copy()
