@@ -76,8 +76,10 @@ def boolean_and_spread_reductions(T, record, rng):
 def extremes_and_log_sums(T, record, rng):
     dev = record.device
     n, k = (int(v) for v in rng.integers(2, 5, size=2))
-    # small integers as floats: ties among the extremes are likely
-    x = T.tensor(ints(rng, (n, k), -2, 3), dtype=T.float32, requires_grad=True, device=dev)
+    # small integers as floats, each row ending in a copy of its maximum and of its minimum:
+    # every reduction along rows or over all has tied extremes
+    rows = [[*r, max(r), min(r)] for r in ints(rng, (n, k), -2, 3)]
+    x = T.tensor(rows, dtype=T.float32, requires_grad=True, device=dev)
     for name in ("amax", "amin"):
         for label, args in (
             ("()", ()),
