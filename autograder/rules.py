@@ -78,6 +78,10 @@ RULES = {
     "assignment, buffers, state_dict and load_state_dict of modules and optimizers, AdamW, "
     "BCEWithLogitsLoss, ReLU(inplace=True), requires_grad_ of a module, TensorDataset and "
     "DataLoader) behave as PyTorch's, refusals and their texts included.",
+    "N5": "The tensor operations beyond arithmetic (all/any, std/var with correction, amax/amin, "
+    "logsumexp, log_softmax, gather, scatter, index_add, one_hot, nonzero, where(condition), "
+    "squeeze of several dims) give PyTorch's values, dtypes, node names and gradients (amax and "
+    "amin share a gradient evenly among tied extremes), with its warnings and refusals.",
     # Extending autograd
     "X1": "Function.apply runs forward with grad mode off and records one node named "
     "<Name>Backward, which is the ctx: needs_input_grad, saved_tensors and what forward stored "

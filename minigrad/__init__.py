@@ -59,14 +59,44 @@ from .factories import (
     zeros_like,
 )
 from .ops.arithmetic import maximum, minimum
+from .ops.indexing import gather, index_add, nonzero, scatter
 from .ops.joining import cat, stack, where
 from .ops.linalg import dot, mm
 from .ops.out import add_out as add
 from .ops.out import matmul_out as matmul
 from .ops.out import mul_out as mul
-from .ops.reductions import argmax, argmin, argsort, max, mean, min, norm, sum
-from .ops.unary import abs, clamp, cos, exp, log, relu, sigmoid, sin, softmax, sqrt, tanh
-from .ops.views import chunk, narrow
+from .ops.reductions import (
+    all,
+    amax,
+    amin,
+    any,
+    argmax,
+    argmin,
+    argsort,
+    logsumexp,
+    max,
+    mean,
+    min,
+    norm,
+    std,
+    sum,
+    var,
+)
+from .ops.unary import (
+    abs,
+    clamp,
+    cos,
+    exp,
+    log,
+    log_softmax,
+    relu,
+    sigmoid,
+    sin,
+    softmax,
+    sqrt,
+    tanh,
+)
+from .ops.views import chunk, narrow, squeeze
 from .random import initial_seed, manual_seed
 from .tensor import Tensor
 

@@ -525,6 +525,11 @@ def reduce_empty(name):
 
 
 SPECIFY_DIM = " Specify the reduction dim with the 'dim' argument."
+STD_VAR_NOT_FLOAT = "std and var only support floating point and complex dtypes"
+DOF_NOT_POSITIVE = (
+    "{}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
+    "factor (input numel divided by output numel)."
+)
 
 
 def type_name(value):
@@ -574,7 +579,7 @@ def out_resized(had, required):
 
 
 SOFTMAX_IMPLICIT_DIM = (
-    "Implicit dimension choice for softmax has been deprecated. Change the call to include "
+    "Implicit dimension choice for {} has been deprecated. Change the call to include "
     "dim=X as an argument."
 )
 NO_ACCELERATOR = "Cannot access accelerator device when none is available."
@@ -681,3 +686,46 @@ OPTIMIZER_LOAD_GROUP_SIZE = (
 # -- utils.data (minigrad/utils/data.py) ---------------------------------------------------
 DATASET_SIZE_MISMATCH = "Size mismatch between tensors"
 BATCH_SIZE = "batch_size should be a positive integer value, but got batch_size={}"
+
+
+# gather, scatter, index_add and one_hot
+INDEX_DIMS = "Index tensor must have the same number of dimensions as {} tensor"
+INDEX_INT_DTYPE = "{}(): Expected dtype int32/int64 for index"
+SCATTER_DTYPES = "scatter(): Expected self.dtype to be equal to src.dtype"
+INDEX_ADD_NOT_VECTOR = (
+    "index_add_(): Index is supposed to be a vector, but got dim: {} with type: {} and size: {}"
+)
+INDEX_ADD_COUNT = (
+    "index_add_(): Number of indices ({}) should be equal to source.size(dim): ({}), for dim: {}"
+)
+INDEX_ADD_DTYPES = "index_add_(): self ({}) and source ({}) must have the same scalar type"
+INDEX_ADD_SHAPES = (
+    "source tensor shape must match self tensor shape, excluding the specified dimension. "
+    "Got self.shape = {} source.shape = {}"
+)
+INDEX_OUT_OF_RANGE = "index out of range in self"
+ONE_HOT_DTYPE = "one_hot is only applicable to index tensor of type LongTensor."
+ONE_HOT_EMPTY = "Can not infer total number of classes from empty tensor."
+ONE_HOT_NEGATIVE = "Class values must be non-negative."
+ONE_HOT_TOO_BIG = "Class values must be smaller than num_classes."
+
+
+def gather_sizes(d, index_shape, self_shape, dim):
+    return (
+        f"Size does not match at dimension {d} expected index {list(index_shape)} to be no "
+        f"larger than self {list(self_shape)} apart from dimension {dim}"
+    )
+
+
+def scatter_sizes(index_shape, self_shape, dim, src_shape=None):
+    text = (
+        f"Expected index {list(index_shape)} to be no larger than self {list(self_shape)} "
+        f"apart from dimension {dim}"
+    )
+    if src_shape is not None:
+        text += f" and to be no larger size than src {list(src_shape)}"
+    return text
+
+
+def index_bounds(value, dim, size):
+    return f"index {value} is out of bounds for dimension {dim} with size {size}"

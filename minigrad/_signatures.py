@@ -16,6 +16,7 @@ import numpy as np
 
 from ._cnames import c_name
 from ._messages import LIB
+from ._size import is_index
 
 DTYPE, DEVICE = f"{LIB}.dtype", f"{LIB}.device"
 _FACTORY = f"*, {DTYPE} dtype = None, {DEVICE} device = None, bool requires_grad = False"
@@ -46,6 +47,24 @@ SIGNATURES = {
     "min": ("()", "(Tensor other)", "(int dim, bool keepdim = False)"),
     "argmax": ("(int dim = None, bool keepdim = False)",),
     "argmin": ("(int dim = None, bool keepdim = False)",),
+    **{
+        name: (
+            "()",
+            "(tuple of ints dim = None, bool keepdim = False)",
+            "(int dim, bool keepdim = False)",
+        )
+        for name in ("all", "any")
+    },
+    **{
+        name: (
+            "(tuple of ints dim, bool unbiased = True, bool keepdim = False)",
+            "(tuple of ints dim = None, *, Number correction = None, bool keepdim = False)",
+            "(bool unbiased = True)",
+        )
+        for name in ("std", "var")
+    },
+    **{name: ("(tuple of ints dim = (), bool keepdim = False)",) for name in ("amax", "amin")},
+    "logsumexp": ("(tuple of ints dim, bool keepdim = False)",),
     "add": ("(Tensor other, *, Number alpha = 1)", "~(Number alpha, Tensor other)"),
     "sub": ("(Tensor other, *, Number alpha = 1)", "~(Number alpha, Tensor other)"),
     "add_": ("(Tensor other, *, Number alpha = 1)", "~(Number alpha, Tensor other)"),
@@ -86,6 +105,22 @@ SIGNATURES = {
     "chunk": ("(int chunks, int dim = 0)",),
     "unbind": ("(int dim = 0)",),
     "softmax": (f"(int dim, {DTYPE} dtype = None)",),
+    "log_softmax": (f"(int dim, {DTYPE} dtype = None)",),
+    "gather": ("(int dim, Tensor index, *, bool sparse_grad = False)",),
+    **{
+        name: (
+            "(int dim, Tensor index, Tensor src)",
+            "(int dim, Tensor index, Tensor src, *, str reduce)",
+            "(int dim, Tensor index, Number value)",
+            "(int dim, Tensor index, Number value, *, str reduce)",
+        )
+        for name in ("scatter", "scatter_")
+    },
+    **{
+        name: ("(int dim, Tensor index, Tensor source, *, Number alpha = 1)",)
+        for name in ("index_add", "index_add_")
+    },
+    "nonzero": ("()", "(*, bool as_tuple)"),
     "size": ("(int dim = None)",),
     "requires_grad_": ("(bool requires_grad = True)",),
     "to": (
@@ -147,6 +182,41 @@ FUNCTIONS = {
     "relu": ("(Tensor input)",),
     "argmax": (f"(Tensor input, int dim = None, bool keepdim = False, {_OUT})",),
     "argmin": (f"(Tensor input, int dim = None, bool keepdim = False, {_OUT})",),
+    **{
+        name: (
+            f"(Tensor input, {_OUT})",
+            f"(Tensor input, tuple of ints dim = None, bool keepdim = False, {_OUT})",
+            f"(Tensor input, int dim, bool keepdim = False, {_OUT})",
+        )
+        for name in ("all", "any")
+    },
+    **{
+        name: (
+            "(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False, "
+            f"{_OUT})",
+            "(Tensor input, tuple of ints dim = None, *, Number correction = None, "
+            "bool keepdim = False, Tensor out = None)",
+            "(Tensor input, bool unbiased = True)",
+        )
+        for name in ("std", "var")
+    },
+    **{
+        name: (f"(Tensor input, tuple of ints dim = (), bool keepdim = False, {_OUT})",)
+        for name in ("amax", "amin")
+    },
+    "logsumexp": (f"(Tensor input, tuple of ints dim, bool keepdim = False, {_OUT})",),
+    "log_softmax": (f"(Tensor input, int dim, {DTYPE} dtype = None, {_OUT})",),
+    "gather": (f"(Tensor input, int dim, Tensor index, *, bool sparse_grad = False, {_OUT[3:]})",),
+    "scatter": (
+        f"(Tensor input, int dim, Tensor index, Tensor src, {_OUT})",
+        f"(Tensor input, int dim, Tensor index, Tensor src, *, str reduce, {_OUT[3:]})",
+        f"(Tensor input, int dim, Tensor index, Number value, {_OUT})",
+        f"(Tensor input, int dim, Tensor index, Number value, *, str reduce, {_OUT[3:]})",
+    ),
+    "index_add": (
+        f"(Tensor input, int dim, Tensor index, Tensor source, *, Number alpha = 1, {_OUT[3:]})",
+    ),
+    "squeeze": ("(Tensor input)", "(Tensor input, int dim)", "(Tensor input, tuple of ints dim)"),
     "mm": (
         f"(Tensor input, Tensor mat2, {_OUT})",
         f"(Tensor input, Tensor mat2, {DTYPE} out_dtype, {_OUT})",
@@ -306,8 +376,8 @@ def _is_number(obj):
 def _int_list(obj, allow_int):
     """PyTorch checks only the first element here; the rest is checked when unpacked."""
     if isinstance(obj, (tuple, list)):
-        return not obj or _is_int(obj[0])
-    return allow_int and _is_int(obj)
+        return not obj or is_index(obj[0])
+    return allow_int and is_index(obj)
 
 
 def _check(param, obj, name):
@@ -437,7 +507,7 @@ def _unpack_error(sig, bound):
         values = bound.get(param.name)
         if param.type == "tuple of ints" and isinstance(values, (tuple, list)):
             for k, v in enumerate(values):
-                if not _is_int(v):
+                if not is_index(v):
                     return (
                         f"{sig.name}(): argument '{param.name}' failed to unpack the object at "
                         f'pos {k + 1} with error "type must be tuple of ints,but got '

@@ -2,6 +2,8 @@
 
 import math
 
+import numpy as np
+
 from ._cnames import CName, c_name
 from ._messages import LIB
 
@@ -35,6 +37,24 @@ class Size(tuple, metaclass=CName):
         return out if out is NotImplemented else Size(out)
 
     __rmul__ = __mul__
+
+
+def is_index(obj):
+    """Whether PyTorch reads `obj` as an int inside a list of ints (a size, a list of dims):
+    an int, or what converts to one by __index__, such as a one-element integer tensor
+    (`torch.zeros(torch.tensor([2]))`)."""
+    if isinstance(obj, (bool, np.bool_)):
+        return False
+    if isinstance(obj, (int, np.integer)):
+        return True
+    from .tensor import Tensor
+
+    return (
+        isinstance(obj, Tensor)
+        and obj.numel() == 1
+        and not obj.dtype.is_floating_point
+        and (obj.dtype.name != "bool")
+    )
 
 
 def normalize_size(args):

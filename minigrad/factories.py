@@ -12,7 +12,7 @@ from . import _dtypes, _ranges, _signatures
 from . import _messages as msg
 from . import random as random_values
 from ._device import canonical, to_device_array
-from ._size import normalize_size
+from ._size import is_index, normalize_size
 from ._warnings import warn
 from .ops._common import _checked_scalar, _needs_grad, quiet_functions
 from .random import sample
@@ -154,16 +154,10 @@ def as_tensor(data, dtype=None, device=None):
     return tensor(data, dtype=dtype, device=device)
 
 
-def _is_int(value):
-    if isinstance(value, Tensor):  # a 0-d integer tensor stands for its number
-        return value.ndim == 0 and not value.dtype.is_floating_point and value.dtype != _dtypes.bool
-    return isinstance(value, (builtins.int, np.integer))
-
-
 def factory_size(name, size):
     """The shape given to a factory, whose arguments PyTorch's parser (the table in
     _signatures, checked by the factory's or the method's wrapper) took: no negative sizes."""
-    if not size or not builtins.all(_is_int(s) for s in _flat_size(size)):
+    if not size or not builtins.all(is_index(s) for s in _flat_size(size)):
         raise TypeError(f"{name}(): size must be a tuple of ints")  # the wrapper words it
     shape = normalize_size(size)
     negative = [s for s in shape if s < 0]

@@ -252,11 +252,11 @@ BUGS = {
     "cat_accepts_0d": Bug(
         "R2",
         "ops/joining.py",
-        "    return _rebuild.cat(tensors, dim)\n",
+        "    return _rebuild.cat(_without_legacy_empty(tensors), dim)\n",
         "    tensors = list(tensors)\n"
         "    if builtins.any(t.dim() == 0 for t in tensors):\n"
         "        return stack(tensors, dim)\n"
-        "    return _rebuild.cat(tensors, dim)\n",
+        "    return _rebuild.cat(_without_legacy_empty(tensors), dim)\n",
         "cat() of 0-d tensors is accepted (as a stack) instead of refused.",
     ),
     "parameter_copies": Bug(
@@ -773,5 +773,40 @@ BUGS = {
         "        separate = cls.setup_context is not Function.setup_context\n",
         "        separate = False\n",
         "A Function written with setup_context gets ctx passed to forward as its first input.",
+    ),
+    "amax_ties_all_get_the_gradient": Bug(
+        "N5",
+        "ops/reductions.py",
+        "        return (masked((g / count).astype(g.dtype, copy=False), hit),)\n",
+        "        return (masked(g, hit),)\n",
+        "amax/amin give the whole gradient to every tied extreme instead of sharing it.",
+    ),
+    "var_divides_by_n": Bug(
+        "N5",
+        "ops/reductions.py",
+        "        correction = 0 if unbiased is False else 1\n",
+        "        correction = 0\n",
+        "std and var divide by N by default, not by N - 1 (Bessel's correction).",
+    ),
+    "gather_gradient_overwrites_repeats": Bug(
+        "N5",
+        "ops/indexing.py",
+        "        xp.add.at(out, _along(xp, idx, self.dim), _at_least_1d(g))\n",
+        "        out[_along(xp, idx, self.dim)] = _at_least_1d(g)\n",
+        "gather's gradient keeps one contribution of an index picked twice instead of their sum.",
+    ),
+    "one_hot_as_floats": Bug(
+        "N5",
+        "nn/functional.py",
+        "(data[..., None] == xp.arange(num_classes)).astype(np.int64)",
+        "(data[..., None] == xp.arange(num_classes)).astype(np.float32)",
+        "one_hot returns float32 rows instead of int64 ones.",
+    ),
+    "whole_setitem_through_a_view": Bug(
+        "I4",
+        "ops/indexing.py",
+        "    if _selects_whole(parts, self._data.shape):\n",
+        "    if False:\n",
+        "t[...] = v writes through a view (CopySlices), where PyTorch copies into t itself.",
     ),
 }

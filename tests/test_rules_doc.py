@@ -112,6 +112,7 @@ SUBJECTS = {
     "N2": ("dtype", "promot"),
     "N3": ("print",),
     "N4": ("state_dict", "load_state_dict", "DataLoader"),
+    "N5": ("gather", "squeeze"),
     "X1": ("apply", "ctx", "save_for_backward"),
     "X2": ("None", "broadcast"),
     "X3": ("save_for_backward", "version"),

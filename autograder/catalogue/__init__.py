@@ -16,6 +16,7 @@ from autograder.catalogue import (  # noqa: F401
     values_fidelity,
     values_nn_apis,
     values_scalars,
+    values_tensor_ops,
     values_training,
     values_tutorials,
     values_views,

@@ -15,7 +15,6 @@ from ..ops._common import (
     _check_broadcast,
     _meta,
     _needs_grad,
-    _unary,
     array_module,
     quiet_functions,
     unbroadcast,
@@ -99,11 +98,11 @@ def _check_addmm(bias, mat1, mat2):
         raise RuntimeError(msg.expand_bias(bias._data.shape, out)) from None
 
 
-def _softmax_dim(ndim):
+def _softmax_dim(ndim, name="softmax"):
     """PyTorch's `_get_softmax_dim` for a call without `dim` (which warns)."""
     from .._warnings import warn
 
-    warn(msg.SOFTMAX_IMPLICIT_DIM)
+    warn(msg.SOFTMAX_IMPLICIT_DIM.format(name))
     return 0 if ndim in (0, 1, 3) else 1
 
 
@@ -121,28 +120,33 @@ def tanh(input):  # noqa: A002
     return unary.tanh(input)
 
 
-class LogSoftmaxBackward0(Node):
-    def __init__(self, edges, dim):
-        super().__init__(edges)
-        self.dim = dim
-
-    def apply(self, g):
-        xp = array_module(g)
-        r = self.unpack()["result"]
-        return (g - xp.exp(r) * g.sum(axis=self.dim, keepdims=True),)
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
+    if dim is None:
+        dim = _softmax_dim(input.dim(), "log_softmax")
+    return unary.log_softmax(input, dim, dtype=dtype)
 
 
-def log_softmax(input, dim):  # noqa: A002
-    if not input._dtype.is_floating_point:
-        kernel = "log_softmax_lastdim_kernel_impl" if dim in (-1, input._data.ndim - 1) else ""
-        kernel = kernel or "log_softmax_kernel_impl"
-        name = _dtypes.SCALAR_TYPE_NAME[input._dtype]
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{name}'")
-    xp = input._xp
-    x = input._data
-    shifted = x - x.max(axis=dim, keepdims=True)
-    data = shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
-    return _unary(LogSoftmaxBackward0, input, data, result=True, dim=dim)
+def one_hot(tensor, num_classes=-1):
+    """Each class index as a row of zeros with a 1 at its class (int64, one more dim)."""
+    if not isinstance(tensor, Tensor):
+        raise TypeError(msg.arg_type("one_hot", "input", 1, "Tensor", tensor))
+    if tensor._dtype is not _dtypes.int64:
+        raise RuntimeError(msg.ONE_HOT_DTYPE)
+    data = tensor._data
+    if num_classes == -1:
+        if data.size == 0:
+            raise RuntimeError(msg.ONE_HOT_EMPTY)
+        num_classes = int(data.max()) + 1
+    if data.size and data.min() < 0:
+        raise RuntimeError(msg.ONE_HOT_NEGATIVE)
+    if data.size and data.max() >= num_classes:
+        raise RuntimeError(msg.ONE_HOT_TOO_BIG)
+    xp = tensor._xp
+    out = Tensor._make((data[..., None] == xp.arange(num_classes)).astype(np.int64), tensor._device)
+    if data.size:  # PyTorch fills zeros in place, then scatters the ones: version 2
+        _versions.bump_version(out)
+        _versions.bump_version(out)
+    return out
 
 
 def _outside_subset(name, **args):
@@ -340,4 +344,5 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 quiet_functions(globals())
 
 
+from ..seams import inplace_versions as _versions  # noqa: E402
 from .logits_loss import binary_cross_entropy_with_logits  # noqa: E402, F401  (uses _reduction)

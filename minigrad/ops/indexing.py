@@ -1,5 +1,6 @@
 """Indexing: `t[index]` (a view for a basic index, a copy for an advanced one) and
-`t[index] = value`, with PyTorch's reading of the index and its refusals."""
+`t[index] = value`, with PyTorch's reading of the index and its refusals; gather, scatter,
+index_add and nonzero."""
 
 import builtins
 
@@ -7,6 +8,7 @@ import numpy as np
 
 from .. import _dtypes
 from .. import _messages as msg
+from .._size import wrap_dim
 from .._warnings import warn
 from ..autograd.graph import Node
 from ..tensor import Tensor
@@ -197,7 +199,40 @@ def setitem(self, index, value):
     value = _checked_scalar(value, self._dtype, half=False)
     parts, _, is_tuple = _normalize_index(index)
     _check_index(parts, self._data.shape, is_tuple)
+    if _selects_whole(parts, self._data.shape):
+        _copy_to(self, value)
+        return
     _rebuild.setitem(self, parts, value)
+
+
+def _selects_whole(parts, shape):
+    """Whether the index is only Ellipsis and slices that each take a whole dimension: then
+    PyTorch writes into the tensor itself, not into a view of it (its slicing skips a slice
+    that changes nothing)."""
+    if builtins.any(not (p is Ellipsis or isinstance(p, slice)) for p in parts):
+        return False
+    slices = [p for p in parts if p is not Ellipsis]
+    if Ellipsis in parts:
+        cut = parts.index(Ellipsis)
+        dims = list(range(cut)) + list(range(len(shape) - len(slices) + cut, len(shape)))
+    else:
+        dims = range(len(slices))
+    return builtins.all(p.indices(shape[d]) == (0, shape[d], 1) for p, d in zip(slices, dims))
+
+
+def _copy_to(self, value):
+    """PyTorch's copy_to for `t[...] = value`: the value (a number as a 0-d tensor) loses its
+    leading size-1 dims; a 0-d value fills the tensor (FillBackward3) unless the tensor is
+    0-d too, anything else is copied (CopyBackwards)."""
+    from .inplace import copy_, fill_
+
+    if not isinstance(value, Tensor):  # a number, converted to self's dtype
+        value = Tensor._make(self._xp.asarray(value, dtype=self._data.dtype), self._device)
+    value = _fit_value(value, self._data.shape)
+    if value._data.shape != self._data.shape and value._data.ndim == 0:
+        fill_(self, value)
+    else:
+        copy_(self, value)
 
 
 def _fit_value(value, shape):
@@ -230,9 +265,216 @@ class IndexPutBackward0(Node):
         return gbase, gvals
 
 
+def _along(xp, index, dim):
+    """The advanced index that picks, at each position of `index`, the element of its `dim`
+    named by `index` (the other coordinates its own): gather's and scatter's addressing."""
+    parts = []
+    for d, n in enumerate(index.shape):
+        if d == dim:
+            parts.append(index)
+        else:
+            shape = [1] * index.ndim
+            shape[d] = n
+            parts.append(xp.arange(n).reshape(shape))
+    return tuple(parts)
+
+
+def _index_array(name, index):
+    if not isinstance(index, Tensor) or index._dtype not in (_dtypes.int64, _dtypes.int32):
+        raise RuntimeError(msg.INDEX_INT_DTYPE.format(name))
+    return index._data.astype(np.int64, copy=False)
+
+
+def _check_bounds(idx, dim, size):
+    bad = (idx < 0) | (idx >= size)
+    if bad.any():
+        raise RuntimeError(msg.index_bounds(builtins.int(idx[bad].reshape(-1)[0]), dim, size))
+
+
+def _at_least_1d(data):
+    return data.reshape(1) if data.ndim == 0 else data
+
+
+class GatherBackward0(Node):
+    """The gradient added back at the gathered positions (repeats sum)."""
+
+    grad_version = 1  # PyTorch builds it with zeros() and scatter_add_
+
+    def __init__(self, edges, shape, dim):
+        super().__init__(edges)
+        self.shape, self.dim = shape, dim
+
+    def apply(self, g):
+        xp = array_module(g)
+        idx = _at_least_1d(self.unpack()["index"])
+        out = xp.zeros(self.shape or (1,), dtype=g.dtype)
+        xp.add.at(out, _along(xp, idx, self.dim), _at_least_1d(g))
+        return (out.reshape(self.shape),)
+
+
+def gather(self, dim, index, *, sparse_grad=False):
+    if sparse_grad:
+        raise NotImplementedError("gather with sparse_grad=True is outside the course subset")
+    data = self._data
+    d = wrap_dim(dim, data.ndim)
+    idx = _index_array("gather", index)
+    if idx.ndim != data.ndim and builtins.max(idx.ndim, 1) != builtins.max(data.ndim, 1):
+        raise RuntimeError(msg.INDEX_DIMS.format("input"))
+    data, idx = _at_least_1d(data), _at_least_1d(idx)
+    for k, (n, m) in enumerate(zip(idx.shape, data.shape)):
+        if k != d and n > m:
+            raise RuntimeError(msg.gather_sizes(k, idx.shape, data.shape, d))
+    _check_bounds(idx, d, data.shape[d])
+    result = data[_along(self._xp, idx, d)].reshape(index._data.shape)
+    out = Tensor._make(result, self._device, self._dtype)
+    if _needs_grad(self) and self._dtype.is_floating_point:
+        node = GatherBackward0((self._edge(),), self._data.shape, d)
+        node.save(index=index)
+        out._grad_fn = node
+    return out
+
+
+class ScatterBackward0(Node):
+    """scatter with a src tensor: the overwritten positions pass no gradient to self; src
+    gets the gradient gathered from the positions it wrote."""
+
+    def __init__(self, edges, dim):
+        super().__init__(edges)
+        self.dim = dim
+
+    def apply(self, g):
+        xp = array_module(g)
+        idx = _at_least_1d(self.unpack()["index"])
+        where = _along(xp, idx, self.dim)
+        gself = _at_least_1d(g).copy()
+        gself[where] = 0
+        gsrc = None
+        if len(self._next_nodes) > 1 and self._next_nodes[1] is not None:
+            gsrc = _at_least_1d(g)[where].reshape(self.unpack()["index"].shape)
+        return (gself.reshape(g.shape), gsrc)[: len(self._next_nodes)]
+
+
+class ScatterBackward1(ScatterBackward0):
+    """scatter of a number: the overwritten positions pass no gradient."""
+
+
+def scatter(self, dim, index, src=None, *, value=None, reduce=None):
+    if (src is None) == (value is None):  # the one of src or value PyTorch requires
+        raise TypeError(msg.PARSER_REFUSED.format("scatter"))
+    if reduce is not None:
+        raise NotImplementedError("scatter with reduce= is outside the course subset")
+    if src is None:
+        src = value
+    data = self._data
+    d = wrap_dim(dim, data.ndim)
+    idx = _index_array("scatter", index)
+    src_t = src if isinstance(src, Tensor) else None
+    if src_t is not None and src_t._dtype is not self._dtype:
+        raise RuntimeError(msg.SCATTER_DTYPES)
+    if builtins.max(idx.ndim, 1) != builtins.max(data.ndim, 1):
+        raise RuntimeError(msg.INDEX_DIMS.format("self"))
+    if src_t is not None and builtins.max(idx.ndim, 1) != builtins.max(src_t._data.ndim, 1):
+        raise RuntimeError(msg.INDEX_DIMS.format("src"))
+    data, idx = _at_least_1d(data), _at_least_1d(idx)
+    src_shape = None if src_t is None else _at_least_1d(src_t._data).shape
+    for k, n in enumerate(idx.shape):
+        if (k != d and n > data.shape[k]) or (src_shape is not None and n > src_shape[k]):
+            raise RuntimeError(
+                msg.scatter_sizes(idx.shape, self._data.shape, d, src_shape and src_t._data.shape)
+            )
+    _check_bounds(idx, d, data.shape[d])
+    where = _along(self._xp, idx, d)
+    result = data.copy()
+    if src_t is not None:
+        region = tuple(slice(0, n) for n in idx.shape)
+        result[where] = _at_least_1d(src_t._data)[region]
+    else:
+        result[where] = _checked_scalar(src, self._dtype)
+    out = Tensor._make(result.reshape(self._data.shape), self._device, self._dtype)
+    if _needs_grad(self, src_t) and self._dtype.is_floating_point:
+        if src_t is not None:
+            node = ScatterBackward0((self._edge(), src_t._edge()), d)
+        else:
+            node = ScatterBackward1((self._edge(),), d)
+        node.save(index=index)
+        out._grad_fn = node
+    return out
+
+
+class IndexAddBackward0(Node):
+    """self gets the gradient unchanged; source the gradient at its rows, times alpha."""
+
+    def __init__(self, edges, dim, alpha, source_shape):
+        super().__init__(edges)
+        self.dim, self.alpha, self.source_shape = dim, alpha, source_shape
+
+    def apply(self, g):
+        xp = array_module(g)
+        gsrc = None
+        if self._next_nodes[1] is not None:
+            idx = _at_least_1d(self.unpack()["index"])
+            gsrc = xp.take(_at_least_1d(g), idx, axis=self.dim) * self.alpha
+            gsrc = gsrc.astype(g.dtype, copy=False).reshape(self.source_shape)
+        return g, gsrc
+
+
+def index_add(self, dim, index, source, *, alpha=1):
+    data = self._data
+    d = wrap_dim(dim, data.ndim)
+    if not isinstance(index, Tensor) or index._dtype not in (_dtypes.int64, _dtypes.int32):
+        got = _dtypes.SCALAR_TYPE_NAME[index._dtype] if isinstance(index, Tensor) else "None"
+        raise RuntimeError(msg.INDEX_INT_DTYPE.format("index_add_") + f" but got: {got}")
+    idx = index._data.astype(np.int64, copy=False)
+    if idx.ndim > 1:
+        type_name = _dtypes.SCALAR_TYPE_NAME[index._dtype]
+        raise IndexError(msg.INDEX_ADD_NOT_VECTOR.format(idx.ndim, type_name, list(idx.shape)))
+    src = source._data
+    n_src = src.shape[d] if src.ndim else 1
+    if idx.size != n_src:
+        raise RuntimeError(msg.INDEX_ADD_COUNT.format(idx.size, n_src, d))
+    if source._dtype is not self._dtype:
+        names = _dtypes.SCALAR_TYPE_NAME
+        raise RuntimeError(msg.INDEX_ADD_DTYPES.format(names[self._dtype], names[source._dtype]))
+    expected = list(data.shape)
+    if data.ndim:
+        expected[d] = n_src
+    if src.ndim != data.ndim or list(src.shape) != expected:
+        raise RuntimeError(msg.INDEX_ADD_SHAPES.format(list(data.shape), list(src.shape)))
+    size = data.shape[d] if data.ndim else 1
+    if data.ndim > 1:  # PyTorch's kernel for a matrix and up names the index
+        _check_bounds(idx, d, size)
+    elif ((idx < 0) | (idx >= size)).any():
+        raise IndexError(msg.INDEX_OUT_OF_RANGE)
+    alpha = _checked_scalar(alpha, self._dtype)
+    result = _at_least_1d(data).copy()
+    moved = self._xp.moveaxis(_at_least_1d(src), d, 0)
+    self._xp.add.at(self._xp.moveaxis(result, d, 0), _at_least_1d(idx), moved * alpha)
+    out = Tensor._make(result.reshape(data.shape), self._device, self._dtype)
+    if _needs_grad(self, source) and self._dtype.is_floating_point:
+        node = IndexAddBackward0((self._edge(), source._edge()), d, alpha, src.shape)
+        node.save(index=index)
+        out._grad_fn = node
+    return out
+
+
+def nonzero(self, *, as_tuple=False):
+    data = self._data
+    if as_tuple:
+        coords = self._xp.nonzero(_at_least_1d(data))
+        return tuple(Tensor._make(c.astype(np.int64), self._device) for c in coords)
+    return Tensor._make(self._xp.argwhere(data).astype(np.int64), self._device)
+
+
 quiet_functions(globals())
 
-METHODS = {"__getitem__": getitem, "__setitem__": setitem}
+METHODS = {
+    "__getitem__": getitem,
+    "__setitem__": setitem,
+    "gather": gather,
+    "scatter": scatter,
+    "index_add": index_add,
+    "nonzero": nonzero,
+}
 
 # The graded functions students build live in seams/ and call back into these operations:
 # imported last, once every operation above exists.

@@ -24,6 +24,7 @@ from ._common import (
     unbroadcast,
 )
 from .arithmetic import NoDerivative, add, div, floor_divide, mul, pow, remainder, sub
+from .indexing import index_add, scatter
 from .unary import _clamp_overload, clamp, exp, relu, sigmoid, tanh
 from .views import _overlaps_itself
 
@@ -284,7 +285,9 @@ def fill_(self, value):
         out._grad_fn = node
         return out
 
-    return _inplace(self, op, others=(value_t,), overlap_ok=True)
+    # A number fills memory that repeats (PyTorch's fill is idempotent); a 0-d tensor is
+    # copied in, and copy_ refuses it.
+    return _inplace(self, op, others=(value_t,), overlap_ok=value_t is None)
 
 
 class CopyBackwards(Node):
@@ -333,6 +336,18 @@ def copy_(self, src, non_blocking=False):
     # tensor filled from one that requires grad stays a plain leaf).
     tracked_src = src_t if self._dtype.is_floating_point else None
     return _inplace(self, op, others=(tracked_src,))
+
+
+def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
+    src_t = src if isinstance(src, Tensor) else None
+    return _inplace(
+        self, lambda old: scatter(old, dim, index, src, value=value, reduce=reduce), (src_t,)
+    )
+
+
+def index_add_(self, dim, index, source, *, alpha=1):
+    source_t = source if isinstance(source, Tensor) else None
+    return _inplace(self, lambda old: index_add(old, dim, index, source, alpha=alpha), (source_t,))
 
 
 _RANDOM_PARAMS = {"uniform": (("from", "a"), ("to", "b")), "normal": (("mean",), ("std",))}
@@ -429,6 +444,8 @@ METHODS = {
     "tanh_": tanh_,
     "uniform_": uniform_,
     "normal_": normal_,
+    "scatter_": scatter_,
+    "index_add_": index_add_,
 }
 
 # The graded functions students build live in seams/ and call back into these operations:

@@ -50,7 +50,26 @@ def stack(tensors, dim=0):
 
 
 def cat(tensors, dim=0):
-    return _rebuild.cat(tensors, dim)
+    return _rebuild.cat(_without_legacy_empty(tensors), dim)
+
+
+def _without_legacy_empty(tensors):
+    """PyTorch's cat skips an empty 1-D tensor (its legacy "no data" placeholder) among
+    tensors of other ranks; its dtype still joins the promotion (the others are cast to it).
+    Unlike PyTorch, a skipped tensor that requires grad is left out of the graph."""
+    if isinstance(tensors, Tensor) or not builtins.all(isinstance(t, Tensor) for t in tensors):
+        return tensors  # refused by the seam, with PyTorch's text
+    tensors = list(tensors)
+    kept = [t for t in tensors if t._data.shape != (0,)]
+    if len(kept) == len(tensors) or builtins.all(t._data.ndim == 1 for t in kept):
+        return tensors
+    if builtins.any(t._data.ndim == 0 for t in kept):
+        return tensors  # refused by the seam, which counts the positions
+    dtype = _join_prepare(tensors, "cat")[1]
+    return [t if t._dtype is dtype else t.to(dtype) for t in kept]
+
+
+_ONLY_CONDITION = object()
 
 
 class WhereBackward0(Node):
@@ -69,7 +88,11 @@ class WhereBackward0(Node):
         return ga, gb
 
 
-def where(condition, input, other):  # noqa: A002
+def where(condition, input=_ONLY_CONDITION, other=_ONLY_CONDITION):  # noqa: A002
+    if input is _ONLY_CONDITION and other is _ONLY_CONDITION:  # where(cond): its nonzero indices
+        return condition.nonzero(as_tuple=True)
+    if input is _ONLY_CONDITION or other is _ONLY_CONDITION:
+        raise TypeError(msg.PARSER_REFUSED.format("where"))
     if condition._dtype is not _dtypes.bool:
         raise RuntimeError(msg.where_condition(_dtypes.SCALAR_TYPE_NAME[condition._dtype]))
     # Python (or NumPy) numbers on either side promote as in a binary op; with two numbers

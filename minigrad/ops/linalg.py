@@ -180,8 +180,17 @@ class UnsafeViewBackward0(Node):
         return ga, gb
 
 
-# A 2-D matrix times a batch: PyTorch's result comes from a contiguous copy.
+# A matrix that requires grad times a batch: PyTorch folds the batch into one mm of the
+# transposed batch, and the result comes from a contiguous copy.
 BatchedCloneBackward0 = type("CloneBackward0", (UnsafeViewBackward0,), {"__module__": __name__})
+
+
+def _copies_result(a, b):
+    """Whether PyTorch's matmul takes that folded path: `a` requires grad and is a matrix (or
+    a batch of one, which it first squeezes to a matrix, against a 3-D batch of more)."""
+    sa, sb = a._data.shape, b._data.shape
+    matrix = len(sa) == 2 or (len(sa) == 3 and len(sb) == 3 and sa[0] == 1 and sb[0] != 1)
+    return matrix and a.requires_grad
 
 
 class SqueezeBackward4(Node):
@@ -230,7 +239,7 @@ def matmul(self, other):
     out = Tensor._make(self._xp.matmul(self._data, other._data), self._device, self._dtype)
     if _needs_grad(self, other) and self._dtype.is_floating_point:
         a_meta, b_meta = _meta(self), _meta(other)
-        node_cls = BatchedCloneBackward0 if da == 2 else UnsafeViewBackward0
+        node_cls = BatchedCloneBackward0 if _copies_result(self, other) else UnsafeViewBackward0
         node = node_cls((self._edge(), other._edge()), out._data.shape, a_meta, b_meta)
         node.save(self=self, other=other)
         out._grad_fn = node

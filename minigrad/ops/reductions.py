@@ -3,12 +3,13 @@ with PyTorch's dim/keepdim parsing (and NumPy's axis/keepdims aliases)."""
 
 import builtins
 import math
+import operator
 
 import numpy as np
 
 from .. import _dtypes, return_types
 from .. import _messages as msg
-from .._size import wrap_dim
+from .._size import is_index, wrap_dim
 from ..autograd.graph import Node
 from ..tensor import Tensor
 from ._common import _arr, _needs_grad, array_module, masked, opmath, quiet_functions
@@ -47,9 +48,9 @@ def _dims(name, dim, ndim):
     if dim is None or (isinstance(dim, (list, tuple)) and not dim):
         return tuple(range(ndim))
     dims = dim if isinstance(dim, (list, tuple)) else (dim,)
-    if not builtins.all(isinstance(d, (builtins.int, np.integer)) for d in dims):
+    if not builtins.all(is_index(d) for d in dims):
         raise TypeError(msg.PARSER_REFUSED.format(name))
-    dims = [wrap_dim(d, ndim) for d in dims]
+    dims = [wrap_dim(operator.index(d), ndim) for d in dims]
     for d in dims:
         if dims.count(d) > 1:
             raise RuntimeError(msg.dim_repeated(d))
@@ -399,6 +400,205 @@ def argsort(self, dim=-1, descending=False, stable=False):
     return Tensor._make(idx.astype(np.int64), self._device)
 
 
+def _bool_reduction(self, name, dim, keepdim):
+    """all / any: bool results (uint8 for uint8 input, as PyTorch keeps it); `dim=()` reduces
+    nothing."""
+    if not isinstance(keepdim, builtins.bool):
+        raise TypeError(msg.PARSER_REFUSED.format(name))
+    data = self._data
+    if isinstance(dim, (list, tuple)) and not dim:
+        axes = ()
+    elif dim is _ALL or dim is None:
+        axes = None
+    else:
+        axes = _dims(name, dim, data.ndim)
+    if data.ndim == 0 and axes not in (None, ()):
+        axes = None
+    fn = self._xp.all if name == "all" else self._xp.any
+    result = fn(data.astype(np.bool_, copy=False), axis=axes, keepdims=keepdim)
+    dtype = _dtypes.uint8 if self._dtype is _dtypes.uint8 else _dtypes.bool
+    return Tensor._make(_arr(result, dtype), self._device)
+
+
+def all(self, dim=_ALL, keepdim=False):  # noqa: A001
+    return _bool_reduction(self, "all", dim, keepdim)
+
+
+def any(self, dim=_ALL, keepdim=False):  # noqa: A001
+    return _bool_reduction(self, "any", dim, keepdim)
+
+
+class VarBackward0(Node):
+    """2 (x - mean) / (N - correction), times the gradient spread over the reduced dims."""
+
+    def __init__(self, edges, dims, keepdim, dof):
+        super().__init__(edges)
+        self.dims, self.keepdim, self.dof = dims, keepdim, dof
+
+    def _spread(self, g):
+        return g if self.keepdim else array_module(g).expand_dims(g, self.dims)
+
+    def _var_backward(self, g, x):
+        centred = x - x.mean(axis=self.dims, keepdims=True).astype(x.dtype, copy=False)
+        out = (2.0 / self.dof if self.dof else math.inf) * g * centred
+        return out.astype(x.dtype, copy=False)
+
+    def apply(self, g):
+        return (self._var_backward(self._spread(g), self.unpack()["self"]),)
+
+
+class StdBackward0(VarBackward0):
+    """var's gradient of g / (2 std), 0 where std is 0 (PyTorch masks it)."""
+
+    def apply(self, g):
+        s = self.unpack()
+        result = self._spread(s["result"])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            g = array_module(g).where(result == 0, 0, self._spread(g) / (result * 2))
+        return (self._var_backward(g, s["self"]),)
+
+
+def _var_args(name, dim, unbiased, keepdim, correction):
+    """(dim, correction, keepdim) from var/std's three overloads: (dim, unbiased, keepdim),
+    (dim, *, correction, keepdim) and (unbiased)."""
+    if isinstance(dim, builtins.bool):  # x.var(False): the (bool unbiased) overload
+        if unbiased is not _ALL or keepdim is not _ALL or correction is not _ALL:
+            raise TypeError(msg.PARSER_REFUSED.format(name))
+        dim, unbiased = None, dim
+    if unbiased is not _ALL and (correction is not _ALL or not isinstance(unbiased, builtins.bool)):
+        raise TypeError(msg.PARSER_REFUSED.format(name))
+    if correction is _ALL or correction is None:
+        correction = 0 if unbiased is False else 1
+    keepdim = False if keepdim is _ALL else keepdim
+    if not isinstance(keepdim, builtins.bool):
+        raise TypeError(msg.PARSER_REFUSED.format(name))
+    return dim, correction, keepdim
+
+
+def _var(self, name, node_cls, dim, unbiased, keepdim, correction):
+    dim, correction, keepdim = _var_args(name, dim, unbiased, keepdim, correction)
+    if not self._dtype.is_floating_point:
+        raise RuntimeError(msg.STD_VAR_NOT_FLOAT)
+    data = self._data
+    dims = _dims(name, dim, data.ndim)
+    n = math.prod(data.shape[d] for d in dims) if data.ndim else 1
+    dof = n - correction
+    if dof <= 0:
+        from .._warnings import warn
+
+        warn(msg.DOF_NOT_POSITIVE.format(name))
+    wide = data.astype(np.float64)  # PyTorch's CPU kernel accumulates in double
+    centred = wide - (wide.mean(axis=dims, keepdims=True) if data.size else 0)
+    var = (centred * centred).sum(axis=dims, keepdims=keepdim) / builtins.max(0, dof)
+    out = _arr(self._xp.sqrt(var) if name == "std" else var, self._dtype)
+    out = Tensor._make(out, self._device)
+    if _needs_grad(self):
+        node = node_cls((self._edge(),), dims, keepdim, dof)
+        node.save(self=self)
+        if name == "std":
+            node.save_output("result", out)
+        out._grad_fn = node
+    return out
+
+
+def var(self, dim=None, unbiased=_ALL, keepdim=_ALL, *, correction=_ALL):
+    return _var(self, "var", VarBackward0, dim, unbiased, keepdim, correction)
+
+
+def std(self, dim=None, unbiased=_ALL, keepdim=_ALL, *, correction=_ALL):
+    return _var(self, "std", StdBackward0, dim, unbiased, keepdim, correction)
+
+
+class AmaxBackward0(Node):
+    """amax/amin: the gradient shared evenly among the elements that reach the extreme."""
+
+    def __init__(self, edges, dims, keepdim):
+        super().__init__(edges)
+        self.dims, self.keepdim = dims, keepdim
+
+    def apply(self, g):
+        xp = array_module(g)
+        s = self.unpack()
+        x, result = s["self"], s["result"]
+        if not self.keepdim:
+            g, result = xp.expand_dims(g, self.dims), xp.expand_dims(result, self.dims)
+        hit = x == result
+        count = hit.sum(axis=self.dims, keepdims=True)
+        return (masked((g / count).astype(g.dtype, copy=False), hit),)
+
+
+class AminBackward0(AmaxBackward0):
+    pass
+
+
+def _amax(self, name, dim, keepdim, node_cls):
+    if not isinstance(keepdim, builtins.bool):
+        raise TypeError(msg.must_be_bool(name, "keepdim", 2, keepdim))
+    data = self._data
+    dims = _dims(name, dim, data.ndim)
+    if data.size == 0:
+        if dim is None or (isinstance(dim, (list, tuple)) and not dim):
+            raise RuntimeError(msg.reduce_empty(name) + msg.SPECIFY_DIM)
+        for d in dims:
+            _refuse_empty_dim(name, data, d)
+    pick = data.max if name == "amax" else data.min
+    out = Tensor._make(_arr(pick(axis=dims or None, keepdims=keepdim), self._dtype), self._device)
+    if _needs_grad(self) and out._dtype.is_floating_point:
+        node = node_cls((self._edge(),), dims, keepdim)
+        node.save(self=self)
+        node.save_output("result", out)
+        out._grad_fn = node
+    return out
+
+
+def amax(self, dim=(), keepdim=False):
+    return _amax(self, "amax", dim, keepdim, AmaxBackward0)
+
+
+def amin(self, dim=(), keepdim=False):
+    return _amax(self, "amin", dim, keepdim, AminBackward0)
+
+
+class LogsumexpBackward0(Node):
+    def __init__(self, edges, dims, keepdim):
+        super().__init__(edges)
+        self.dims, self.keepdim = dims, keepdim
+
+    def apply(self, g):
+        xp = array_module(g)
+        s = self.unpack()
+        x, result = s["self"], s["result"]
+        if not self.keepdim:
+            g, result = xp.expand_dims(g, self.dims), xp.expand_dims(result, self.dims)
+        return ((g * xp.exp(x - result)).astype(x.dtype, copy=False),)
+
+
+def logsumexp(self, dim, keepdim=False):
+    if not isinstance(keepdim, builtins.bool):
+        raise TypeError(msg.must_be_bool("logsumexp", "keepdim", 2, keepdim))
+    if not self._dtype.is_floating_point:  # PyTorch computes an integer input in float
+        self = to(self, _dtypes.float32)  # noqa: PLW0642
+    data = self._data
+    dims = _dims("logsumexp", dim, data.ndim)
+    xp, x = self._xp, opmath(data)
+    axes = dims or None
+    if x.size:
+        peak = x.max(axis=axes, keepdims=True)
+        peak = xp.where(xp.isinf(peak), 0, peak)  # as PyTorch: infinite maxima shift nothing
+    else:
+        peak = xp.zeros((1,) * x.ndim, x.dtype)
+    total = xp.log(xp.exp(x - peak).sum(axis=axes, keepdims=True)) + peak
+    if not keepdim:
+        total = total.squeeze(axis=dims) if dims else total.reshape(())
+    out = Tensor._make(_arr(total, self._dtype), self._device)
+    if _needs_grad(self):
+        node = LogsumexpBackward0((self._edge(),), dims, keepdim)
+        node.save(self=self)
+        node.save_output("result", out)
+        out._grad_fn = node
+    return out
+
+
 quiet_functions(globals())
 
 METHODS = {
@@ -410,4 +610,11 @@ METHODS = {
     "argmin": argmin,
     "norm": norm,
     "argsort": argsort,
+    "all": all,
+    "any": any,
+    "var": var,
+    "std": std,
+    "amax": amax,
+    "amin": amin,
+    "logsumexp": logsumexp,
 }

@@ -367,6 +367,40 @@ def softmax(self, dim, dtype=None):
     return _unary(SoftmaxBackward0, self, data, result=True, dim=axis)
 
 
+class LogSoftmaxBackward0(Node):
+    def __init__(self, edges, dim):
+        super().__init__(edges)
+        self.dim = dim
+
+    def apply(self, g):
+        xp = array_module(g)
+        r = opmath(self.unpack()["result"])
+        out = opmath(g) - xp.exp(r) * opmath(g).sum(axis=self.dim, keepdims=True)
+        return (out.astype(g.dtype, copy=False),)
+
+
+def log_softmax(self, dim, dtype=None):
+    if dtype is not None:
+        self = to(self, dtype)  # noqa: PLW0642 - PyTorch casts first
+    nd = self._data.ndim
+    d = wrap_dim(dim, nd)
+    if not self._dtype.is_floating_point:
+        kernel = "log_softmax_lastdim_kernel_impl" if d == nd - 1 or nd == 0 else ""
+        name = _dtypes.SCALAR_TYPE_NAME[self._dtype]
+        raise NotImplementedError(
+            f"\"{kernel or 'log_softmax_kernel_impl'}\" not implemented for '{name}'"
+        )
+    xp, x = self._xp, opmath(self._data)
+    axis = d if nd else None
+    if x.size == 0:
+        data = x.copy()
+    else:
+        shifted = x - x.max(axis=axis, keepdims=True)
+        data = shifted - xp.log(xp.exp(shifted).sum(axis=axis, keepdims=True))
+    data = data.astype(self._data.dtype, copy=False)
+    return _unary(LogSoftmaxBackward0, self, data, result=True, dim=axis)
+
+
 quiet_functions(globals())
 
 METHODS = {
@@ -382,4 +416,5 @@ METHODS = {
     "cos": cos,
     "clamp": clamp,
     "softmax": softmax,
+    "log_softmax": log_softmax,
 }

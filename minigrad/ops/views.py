@@ -221,11 +221,22 @@ class SqueezeBackward1(_Reshaping):
     pass
 
 
+class SqueezeBackward2(_Reshaping):
+    """squeeze with a tuple of dims."""
+
+
 def squeeze(self, dim=None):
     shape = self._data.shape
     if dim is None:
         new = tuple(s for s in shape if s != 1)
         node = SqueezeBackward0
+    elif isinstance(dim, (tuple, list)):
+        dims = [wrap_dim(d, len(shape)) for d in dim]
+        for d in dims:
+            if dims.count(d) > 1:
+                raise RuntimeError(msg.dim_repeated(d))
+        new = tuple(s for i, s in enumerate(shape) if i not in dims or s != 1)
+        node = SqueezeBackward2
     else:
         d = wrap_dim(dim, len(shape))
         new = shape[:d] + shape[d + 1 :] if shape and shape[d] == 1 else shape
