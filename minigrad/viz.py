@@ -51,8 +51,8 @@ class Node:
     title: str
     lines: list[str] = field(default_factory=list)
     alerts: set[int] = field(default_factory=set)
-    marked: bool = False
     obj: object = field(default=None, repr=False, compare=False)
+    marked: bool = False
 
 
 @dataclass(frozen=True)
@@ -261,7 +261,8 @@ class _GraphBuilder:
         lines = ["NumPy array: no graph"]
         if self.values and a.size <= MAX_VALUES:
             lines.append("data: " + _format_values(np.asarray(a)))
-        self.nodes[aid] = Node(aid, "array", f"{label}: {title}" if label else title, lines, {0}, a)
+        title = f"{label}: {title}" if label else title
+        self.nodes[aid] = Node(aid, "array", title, lines, {0}, obj=a)
 
     def classify_loose_tensors(self):
         """Next to a graph, a tensor without grad_fn or requires_grad is where backward()

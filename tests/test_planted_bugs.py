@@ -7,9 +7,12 @@ A scenario the real minigrad already fails (a parity failure, reported by test_p
 tell a planted bug apart, so it is left out of both checks here.
 """
 
+import json
+
 import pytest
 import torch
 from planted_bugs import BUGS
+from students_distribution import once_per_session
 
 import minigrad
 from autograder import compare, observe
@@ -26,17 +29,6 @@ IDS = [sc.id for sc in select(device="cpu")]
 PLANTED = {**BUGS, **{f"{a}.{bug.rule}": bug for a, bugs in ANSWER_BUGS.items() for bug in bugs}}
 
 
-@pytest.fixture(scope="session")  # one worker holds the group: compute once
-def reference():
-    return observe(torch, IDS, seed=SEED)
-
-
-@pytest.fixture(scope="session")  # one worker holds the group: compute once
-def minigrad_failures(reference):
-    differences = compare(reference, observe(minigrad, IDS, seed=SEED))
-    return {sid for sid, diffs in differences.items() if diffs}
-
-
 def _observe_planted(engine):
     """observe() of a planted copy as a fresh process would see the scenarios that want one
     (a copy cannot be imported by name there, so they run here): each after the copy's
@@ -49,18 +41,37 @@ def _observe_planted(engine):
     return observed
 
 
-@pytest.fixture(scope="session")  # one worker holds the group: compute once
-def failures_by_bug(reference, minigrad_failures):
-    """bug -> {scenario id: differences} for the scenarios it fails (and minigrad passes)."""
-    out = {}
+def _observed_failures(folder) -> str:
+    """As JSON: the scenarios minigrad itself fails, and bug -> {scenario id: differences}
+    for those each planted bug fails (and minigrad passes)."""
+    reference = observe(torch, IDS, seed=SEED)
+    differences = compare(reference, observe(minigrad, IDS, seed=SEED))
+    minigrad_failures = {sid for sid, diffs in differences.items() if diffs}
+    by_bug = {}
     for name, bug in PLANTED.items():
         differences = compare(reference, _observe_planted(planted_engine(bug, name)))
-        out[name] = {
+        by_bug[name] = {
             sid: diffs
             for sid, diffs in differences.items()
             if diffs and sid not in minigrad_failures
         }
-    return out
+    return json.dumps({"minigrad": sorted(minigrad_failures), "by_bug": by_bug})
+
+
+@pytest.fixture(scope="session")
+def observed_failures(tmp_path_factory):
+    """Observed once for the whole session, whichever workers run these tests."""
+    return json.loads(once_per_session(tmp_path_factory, "planted-failures", _observed_failures))
+
+
+@pytest.fixture(scope="session")
+def minigrad_failures(observed_failures):
+    return set(observed_failures["minigrad"])
+
+
+@pytest.fixture(scope="session")
+def failures_by_bug(observed_failures):
+    return observed_failures["by_bug"]
 
 
 def test_there_are_at_least_fifteen_planted_bugs():

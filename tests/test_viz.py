@@ -191,6 +191,8 @@ def test_numpy_array_is_drawn_apart():
     assert picture.node("arr").kind == "array"
     assert picture.node("arr").title == "arr: ndarray float32[2]"
     assert picture.edges == []
+    assert picture.node("arr").obj is arr and not picture.node("arr").marked
+    assert 'stroke-width="3.5"' not in picture.svg()  # nothing marked, and it draws
 
 
 def test_non_leaf_grad_is_read_only_when_retained():

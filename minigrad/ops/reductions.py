@@ -509,19 +509,28 @@ def std(self, dim=None, unbiased=_ALL, keepdim=_ALL, *, correction=_ALL):
     return _var(self, "std", StdBackward0, dim, unbiased, keepdim, correction)
 
 
-class AmaxBackward0(Node):
-    """amax/amin: the gradient shared evenly among the elements that reach the extreme."""
+class _SavesInputAndResult(Node):
+    """A reduction over `dims` whose backward reads its input and its result."""
 
     def __init__(self, edges, dims, keepdim):
         super().__init__(edges)
         self.dims, self.keepdim = dims, keepdim
 
-    def apply(self, g):
+    def _unpacked(self, g):
+        """(xp, input, result, g), result and g with the reduced dims put back."""
         xp = array_module(g)
         s = self.unpack()
         x, result = s["self"], s["result"]
         if not self.keepdim:
             g, result = xp.expand_dims(g, self.dims), xp.expand_dims(result, self.dims)
+        return xp, x, result, g
+
+
+class AmaxBackward0(_SavesInputAndResult):
+    """amax/amin: the gradient shared evenly among the elements that reach the extreme."""
+
+    def apply(self, g):
+        _, x, result, g = self._unpacked(g)
         hit = x == result
         count = hit.sum(axis=self.dims, keepdims=True)
         return (masked((g / count).astype(g.dtype, copy=False), hit),)
@@ -559,17 +568,9 @@ def amin(self, dim=(), keepdim=False):
     return _amax(self, "amin", dim, keepdim, AminBackward0)
 
 
-class LogsumexpBackward0(Node):
-    def __init__(self, edges, dims, keepdim):
-        super().__init__(edges)
-        self.dims, self.keepdim = dims, keepdim
-
+class LogsumexpBackward0(_SavesInputAndResult):
     def apply(self, g):
-        xp = array_module(g)
-        s = self.unpack()
-        x, result = s["self"], s["result"]
-        if not self.keepdim:
-            g, result = xp.expand_dims(g, self.dims), xp.expand_dims(result, self.dims)
+        xp, x, result, g = self._unpacked(g)
         return ((g * xp.exp(x - result)).astype(x.dtype, copy=False),)
 
 
