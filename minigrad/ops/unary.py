@@ -347,17 +347,23 @@ class SoftmaxBackward0(Node):
         return (gr - r * gr.sum(axis=self.dim, keepdims=True),)
 
 
-def softmax(self, dim, dtype=None):
+def _softmax_input(self, op, dim, dtype):
+    """softmax's and log_softmax's input and axis: cast first, as PyTorch does; an integer
+    input refused with the name of the kernel PyTorch would have run."""
     if dtype is not None:
         self = to(self, dtype)  # noqa: PLW0642 - PyTorch casts first
     nd = self._data.ndim
     d = wrap_dim(dim, nd)
     if not self._dtype.is_floating_point:
-        kernel = "softmax_lastdim_kernel_impl" if d == nd - 1 or nd == 0 else "softmax_kernel_impl"
+        kernel = f"{op}_lastdim_kernel_impl" if d == nd - 1 or nd == 0 else f"{op}_kernel_impl"
         name = _dtypes.SCALAR_TYPE_NAME[self._dtype]
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{name}'")
+    return self, (d if nd else None)
+
+
+def softmax(self, dim, dtype=None):
+    self, axis = _softmax_input(self, "softmax", dim, dtype)  # noqa: PLW0642
     xp, x = self._xp, opmath(self._data)
-    axis = d if nd else None
     if x.size == 0:
         data = x.copy()
     else:
@@ -380,18 +386,8 @@ class LogSoftmaxBackward0(Node):
 
 
 def log_softmax(self, dim, dtype=None):
-    if dtype is not None:
-        self = to(self, dtype)  # noqa: PLW0642 - PyTorch casts first
-    nd = self._data.ndim
-    d = wrap_dim(dim, nd)
-    if not self._dtype.is_floating_point:
-        kernel = "log_softmax_lastdim_kernel_impl" if d == nd - 1 or nd == 0 else ""
-        name = _dtypes.SCALAR_TYPE_NAME[self._dtype]
-        raise NotImplementedError(
-            f"\"{kernel or 'log_softmax_kernel_impl'}\" not implemented for '{name}'"
-        )
+    self, axis = _softmax_input(self, "log_softmax", dim, dtype)  # noqa: PLW0642
     xp, x = self._xp, opmath(self._data)
-    axis = d if nd else None
     if x.size == 0:
         data = x.copy()
     else:
