@@ -63,6 +63,11 @@ INPUT_NO_GRAD = "One of the differentiated Tensors does not require grad"
 
 
 INT_NEGATIVE_POWER = "Integers to negative integer powers are not allowed."
+SCATTER_REDUCE_DEPRECATED = (
+    "The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in "
+    "a future PyTorch release. Use torch.scatter_reduce instead for more reduction options."
+).replace("torch.", f"{LIB}.")
+SCATTER_REDUCE_NAMES = "reduce argument must be either add or multiply."
 T_NOT_2D = (
     "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
     "and it will throw an error in a future release. Consider `x.mT` to transpose batches of "

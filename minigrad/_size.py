@@ -1,6 +1,7 @@
 """`minigrad.Size`: a tuple that prints like `torch.Size`."""
 
 import math
+import operator
 
 import numpy as np
 
@@ -49,19 +50,35 @@ def is_index(obj):
         return True
     from .tensor import Tensor
 
-    return (
-        isinstance(obj, Tensor)
-        and obj.numel() == 1
-        and not obj.dtype.is_floating_point
-        and (obj.dtype.name != "bool")
-    )
+    # PyTorch's parser takes a one-element bool tensor too; reading it as a size then fails
+    return isinstance(obj, Tensor) and obj.numel() == 1 and not obj.dtype.is_floating_point
+
+
+# What PyTorch's internal check says when a one-element bool tensor is read as a size.
+_BOOL_AS_SIZE = (
+    "Expected scalar.isIntegral( false) to be true, but got false.  (Could this error message "
+    "be improved?  If so, please report an enhancement request to PyTorch.)"
+)
 
 
 def normalize_size(args):
     """Accept f(2, 3), f((2, 3)), f([2, 3]) and f(Size) as PyTorch does."""
-    if len(args) == 1 and isinstance(args[0], (tuple, list)):
-        args = args[0]
-    return tuple(int(a) for a in args)
+    return tuple(_size_int(a) for a in _one_list(args))
+
+
+def normalize_dims(args):
+    """A list of dims given as normalize_size takes sizes; a bool tensor reads as 0 or 1."""
+    return tuple(int(a) for a in _one_list(args))
+
+
+def _one_list(args):
+    return args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
+
+
+def _size_int(a):
+    if getattr(a, "dtype", None) is not None and getattr(a.dtype, "name", None) == "bool":
+        raise RuntimeError(_BOOL_AS_SIZE)
+    return int(a)
 
 
 def wrap_dim(dim, ndim):
@@ -69,6 +86,8 @@ def wrap_dim(dim, ndim):
     takes 0 and -1, as if it had one dimension; it then gets 0)."""
     from ._messages import dim_out_of_range
 
+    if not isinstance(dim, int) and hasattr(dim, "__index__"):  # a one-element int tensor
+        dim = operator.index(dim)
     n = max(ndim, 1)
     if not -n <= dim < n:
         raise IndexError(dim_out_of_range(dim, ndim))

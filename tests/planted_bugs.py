@@ -252,11 +252,11 @@ BUGS = {
     "cat_accepts_0d": Bug(
         "R2",
         "ops/joining.py",
-        "    return _rebuild.cat(_without_legacy_empty(tensors), dim)\n",
+        "    tensors, skipped, dtype = _without_legacy_empty(tensors)\n",
+        "    tensors, skipped, dtype = _without_legacy_empty(tensors)\n"
         "    tensors = list(tensors)\n"
         "    if builtins.any(t.dim() == 0 for t in tensors):\n"
-        "        return stack(tensors, dim)\n"
-        "    return _rebuild.cat(_without_legacy_empty(tensors), dim)\n",
+        "        return stack(tensors, dim)\n",
         "cat() of 0-d tensors is accepted (as a stack) instead of refused.",
     ),
     "parameter_copies": Bug(

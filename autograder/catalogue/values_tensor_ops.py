@@ -2,10 +2,11 @@
 
 all/any, std/var (correction, unbiased and the degrees-of-freedom warning), amax/amin (ties
 share the gradient), logsumexp, log_softmax (as a method, and F.log_softmax without dim,
-which warns), gather, scatter/scatter_, index_add/index_add_, one_hot, nonzero, one-argument
-where, squeeze of several dims, and the smaller differences found with them: t[...] = v on a
-non-leaf, a broadcast batched matmul's node, cat with a legacy empty tensor and a size given
-as a one-element tensor.
+which warns), gather, scatter/scatter_ (with the legacy reduce=, which has no derivative),
+index_add/index_add_, one_hot, nonzero, one-argument where, squeeze of several dims, and the
+smaller differences found with them: t[...] = v on a non-leaf and a value of another size, a
+broadcast batched matmul's node, cat with a legacy empty tensor and a size or dim given as a
+one-element tensor (a bool one included).
 """
 
 from autograder.catalogue._data import floats, ints
@@ -158,6 +159,13 @@ def gather_scatter_and_index_add(T, record, rng):
     record.call("scatter src too small", lambda: x.scatter(1, cols, src[:, :1]))
     record.call("scatter float index", lambda: x.scatter(1, cols.float(), 1.0))
     record.call("scatter without src", lambda: x.scatter(1, cols))
+    # the legacy reductions: repeated positions combine; no derivative
+    h = record.call("x.scatter(1, idx, number, reduce='add')",
+                    lambda: x.scatter(1, idx, 0.5, reduce="add"))  # fmt: skip
+    record.call("backward of scatter with reduce", lambda: _backward(h))
+    record.call("scatter_ reduce='multiply'",
+                lambda: x.detach().scatter_(1, idx, 2.0, reduce="multiply"))  # fmt: skip
+    record.call("scatter reduce='mean'", lambda: x.scatter(1, idx, 2.0, reduce="mean"))
 
     rows = T.tensor(ints(rng, 3, 0, n), device=dev)  # repeated rows add up
     t = T.tensor(floats(rng, (3, k), -2, 2), requires_grad=True, device=dev)
@@ -212,6 +220,30 @@ def one_hot_nonzero_and_where(T, record, rng):
 
 
 @scenario(
+    id="values.scatter_reduce_of_a_tensor_warns_once",
+    rules=["N5"],
+    topic="values",
+    lecture=f"{LECTURE}#indexing-and-views",
+    fresh_process=True,
+)
+def scatter_reduce_of_a_tensor_warns_once(T, record, rng):
+    # The reduce argument with a tensor src is deprecated: PyTorch warns once per process
+    # (observed in a fresh process), and has no derivative for it.
+    n, k = (int(v) for v in rng.integers(2, 5, size=2))
+    x = T.tensor(floats(rng, (n, k), -2, 2), requires_grad=True, device=record.device)
+    idx = T.tensor(ints(rng, (n, 3), 0, k), device=record.device)
+    src = T.tensor(floats(rng, (n, 3), -2, 2), requires_grad=True, device=record.device)
+    y = record.call("x.scatter(1, idx, src, reduce='multiply')",
+                    lambda: x.scatter(1, idx, src, reduce="multiply"))  # fmt: skip
+    record.call("backward of scatter with reduce", lambda: _backward(y))
+    h = x * 1
+    record.call("h.scatter_(1, idx, src, reduce='add') again",
+                lambda: h.scatter_(1, idx, src, reduce="add"))  # fmt: skip
+    record.tensor("h after scatter_ with reduce", h)
+    record.call("backward of scatter_ with reduce", lambda: _backward(h))
+
+
+@scenario(
     id="values.squeeze_cat_setitem_matmul_sizes",
     rules=["N5", "I4"],
     topic="values",
@@ -235,6 +267,14 @@ def squeeze_cat_setitem_matmul_sizes(T, record, rng):
     record.call("cat([a, empty], 1)", lambda: T.cat([a, empty], 1))
     record.call("cat([empty, a]) dtype", lambda: T.cat([empty.double(), a]))
     record.call("cat([empty, 0-d])", lambda: T.cat([empty, a[0, 0]]))
+    lone = T.tensor([], requires_grad=True, device=dev)  # skipped, yet still in the graph
+    z = record.call("cat([a.detach(), lone])", lambda: T.cat([a.detach(), lone], 1))
+    record.call("backward through cat with a skipped tensor", lambda: _backward(z * z))
+    record.grad("lone.grad after cat", lone)
+    z = record.call("cat([lone.half(), a])", lambda: T.cat([lone.half(), a]))
+    record.call("backward of cat([lone.half(), a])", lambda: _backward(z))
+    record.grad("lone.grad after a second cat", lone)
+    record.grad("a.grad after cat", a)
 
     src = T.tensor(floats(rng, (n, k), -2, 2), requires_grad=True, device=dev)
     for label, index, value in (
@@ -252,6 +292,24 @@ def squeeze_cat_setitem_matmul_sizes(T, record, rng):
         record.call(f"backward after {label}", lambda: (h * h).sum().backward())
         record.grad(f"a.grad after {label}", a)
         record.grad(f"src.grad after {label}", src)
+    # A value of another size is viewed without its leading 1s and expanded (both in its
+    # graph); through an advanced index it is only viewed (index_put broadcasts it).
+    for label, index, vshape in (
+        ("h[...] = (1, 1, k)", Ellipsis, (1, 1, k)),
+        ("h[...] = (k,)", Ellipsis, (k,)),
+        ("h[:1] = (1, 1, k)", slice(0, 1), (1, 1, k)),
+        ("h[[0, 1]] = (1, 2, k)", [0, 1], (1, 2, k)),
+        ("h[:, [0]] = (1, n, 1)", (slice(None), [0]), (1, n, 1)),
+        ("h[..., None] = (1, n, k)", (Ellipsis, None), (1, n, k)),
+    ):
+        a.grad = None
+        v = T.tensor(floats(rng, vshape, -2, 2), requires_grad=True, device=dev)
+        h = a * 2
+        record.call(label, lambda: setitem(h, index, v))
+        record.tensor(f"h after {label}", h)
+        record.call(f"backward after {label}", lambda: (h * h).sum().backward())
+        record.grad(f"a.grad after {label}", a)
+        record.grad(f"v.grad after {label}", v)
     record.call(
         "h[...] = 0-d on an expanded tensor",
         lambda: setitem(a.detach()[0].expand(n, k), Ellipsis, src[0, 0]),
@@ -277,3 +335,9 @@ def squeeze_cat_setitem_matmul_sizes(T, record, rng):
     record.call("zeros(tensor([n, k]))", lambda: T.zeros(T.tensor([n, k]), device=dev))
     record.call("zeros(tensor([2.]))", lambda: T.zeros(T.tensor([2.0]), device=dev))
     record.call("sum(tensor([0]))", lambda: a.sum(T.tensor([0])))
+    flag = T.tensor([True])  # the parser takes it as an integer; a size then refuses it
+    record.call("zeros(tensor([True]))", lambda: T.zeros(flag, device=dev))
+    record.call("view(tensor([True]), -1)", lambda: a.view(flag, -1))
+    record.call("sum(tensor([True]))", lambda: a.sum(flag))
+    record.call("permute(tensor([True]), 0)", lambda: a.permute(flag, 0))
+    record.call("squeeze(tensor([n]))", lambda: a.squeeze(size))

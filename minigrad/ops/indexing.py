@@ -20,12 +20,12 @@ from ._common import (
     quiet_functions,
     unbroadcast,
 )
+from .arithmetic import NoDerivative
 from .copies import AliasBackward0
 from .views import (
     IndexUnsqueezeBackward0,
     SelectBackward0,
     SliceBackward0,
-    _expanded_shape,
     _index_fn,
     _view,
 )
@@ -202,6 +202,8 @@ def setitem(self, index, value):
     if _selects_whole(parts, self._data.shape):
         _copy_to(self, value)
         return
+    if isinstance(value, Tensor) and not _is_basic(parts):
+        value = _strip_leading_ones(value)
     _rebuild.setitem(self, parts, value)
 
 
@@ -221,31 +223,41 @@ def _selects_whole(parts, shape):
 
 
 def _copy_to(self, value):
-    """PyTorch's copy_to for `t[...] = value`: the value (a number as a 0-d tensor) loses its
-    leading size-1 dims; a 0-d value fills the tensor (FillBackward3) unless the tensor is
-    0-d too, anything else is copied (CopyBackwards)."""
+    """PyTorch's copy_to for `t[...] = value`: a number, or a 0-d value on the CPU, fills the
+    tensor (FillBackward3) unless the tensor is 0-d too; anything else is fitted to it
+    (`_fit_value`) and copied (CopyBackwards)."""
     from .inplace import copy_, fill_
 
-    if not isinstance(value, Tensor):  # a number, converted to self's dtype
+    number = not isinstance(value, Tensor)
+    if number:  # converted to self's dtype; PyTorch makes it a CPU tensor, which fills
         value = Tensor._make(self._xp.asarray(value, dtype=self._data.dtype), self._device)
-    value = _fit_value(value, self._data.shape)
-    if value._data.shape != self._data.shape and value._data.ndim == 0:
+    if not value._data.ndim and self._data.ndim and (number or value._device.type == "cpu"):
         fill_(self, value)
     else:
-        copy_(self, value)
+        copy_(self, _fit_value(value, self._data.shape))
 
 
 def _fit_value(value, shape):
-    """A value assigned by index loses its leading size-1 dims, then must expand to the
-    region (PyTorch's texts); `z[0, 0] = t` takes a one-element `t`."""
+    """A tensor written into a region of `shape`, fitted as PyTorch's copy_to fits it:
+    unchanged when the sizes are equal or when it is a 0-d tensor on the CPU (which fills the
+    region); otherwise viewed without its leading size-1 dims, then expanded to the region,
+    both recorded in its graph (refused with PyTorch's texts when it cannot expand)."""
     vshape = value._data.shape
-    lead = 0
-    while lead < len(vshape) - len(shape) and vshape[lead] == 1:
-        lead += 1
-    if lead:
-        value = value.view(vshape[lead:])
-    _expanded_shape(value, shape)
-    return value
+    if vshape == shape or (not vshape and value._device.type == "cpu"):
+        return value
+    value = value.view(_without_leading_ones(vshape))
+    return value if value._data.shape == shape else value.expand(shape)
+
+
+def _without_leading_ones(shape):
+    return shape[next((i for i, s in enumerate(shape) if s != 1), len(shape)) :]
+
+
+def _strip_leading_ones(value):
+    """An advanced-index write's value: viewed without its leading size-1 dims (when it has
+    any), as PyTorch does before index_put_ broadcasts it."""
+    stripped = _without_leading_ones(value._data.shape)
+    return value if stripped == value._data.shape else value.view(stripped)
 
 
 class IndexPutBackward0(Node):
@@ -358,13 +370,16 @@ class ScatterBackward1(ScatterBackward0):
     """scatter of a number: the overwritten positions pass no gradient."""
 
 
-def scatter(self, dim, index, src=None, *, value=None, reduce=None):
+def scatter(self, dim, index, src=None, *, value=None, reduce=None, _op="scatter"):
     if (src is None) == (value is None):  # the one of src or value PyTorch requires
         raise TypeError(msg.PARSER_REFUSED.format("scatter"))
-    if reduce is not None:
-        raise NotImplementedError("scatter with reduce= is outside the course subset")
     if src is None:
         src = value
+    if reduce is not None:
+        if reduce not in ("add", "multiply"):
+            raise RuntimeError(msg.SCATTER_REDUCE_NAMES)
+        if isinstance(src, Tensor):
+            warn(msg.SCATTER_REDUCE_DEPRECATED, once_key="scatter-reduce")
     data = self._data
     d = wrap_dim(dim, data.ndim)
     idx = _index_array("scatter", index)
@@ -387,18 +402,35 @@ def scatter(self, dim, index, src=None, *, value=None, reduce=None):
     result = data.copy()
     if src_t is not None:
         region = tuple(slice(0, n) for n in idx.shape)
-        result[where] = _at_least_1d(src_t._data)[region]
+        written = _at_least_1d(src_t._data)[region]
     else:
-        result[where] = _checked_scalar(src, self._dtype)
+        written = _checked_scalar(src, self._dtype)
+    if reduce is None:
+        result[where] = written
+    else:
+        result = _combine_at(reduce, result, where, written, self._device)
     out = Tensor._make(result.reshape(self._data.shape), self._device, self._dtype)
     if _needs_grad(self, src_t) and self._dtype.is_floating_point:
-        if src_t is not None:
+        if reduce is not None:  # PyTorch has no derivative for the legacy reductions
+            node = NoDerivative(tuple(t._edge() for t in (self, src_t) if t is not None), _op)
+        elif src_t is not None:
             node = ScatterBackward0((self._edge(), src_t._edge()), d)
         else:
             node = ScatterBackward1((self._edge(),), d)
         node.save(index=index)
         out._grad_fn = node
     return out
+
+
+def _combine_at(reduce, result, where, written, device):
+    """scatter's legacy `reduce`: each written value added to (or multiplied into) the value
+    at its position, repeated positions combining; on the host, where CuPy has no ufunc.at."""
+    from .._device import CPU, to_device_array
+
+    host = to_device_array(result, CPU)
+    index = tuple(to_device_array(part, CPU) for part in where)
+    getattr(np, reduce).at(host, index, to_device_array(written, CPU))
+    return to_device_array(host, device)
 
 
 class IndexAddBackward0(Node):

@@ -341,7 +341,9 @@ def copy_(self, src, non_blocking=False):
 def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
     src_t = src if isinstance(src, Tensor) else None
     return _inplace(
-        self, lambda old: scatter(old, dim, index, src, value=value, reduce=reduce), (src_t,)
+        self,
+        lambda old: scatter(old, dim, index, src, value=value, reduce=reduce, _op="scatter_"),
+        (src_t,),
     )
 
 

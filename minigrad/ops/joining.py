@@ -4,6 +4,7 @@ import builtins
 
 from .. import _dtypes
 from .. import _messages as msg
+from .._size import wrap_dim
 from ..autograd.graph import Node
 from ..tensor import Tensor
 from ._common import (
@@ -50,23 +51,33 @@ def stack(tensors, dim=0):
 
 
 def cat(tensors, dim=0):
-    return _rebuild.cat(_without_legacy_empty(tensors), dim)
+    tensors, skipped, dtype = _without_legacy_empty(tensors)
+    out = _rebuild.cat(tensors, dim)
+    if not skipped:
+        return out
+    if dtype is not out._dtype:  # a skipped tensor's dtype promoted the result
+        out = Tensor._make(_arr(out._data.astype(dtype.np), dtype), out._device, dtype)
+    out._grad_fn = None
+    if dtype.is_floating_point and _needs_grad(*tensors, *(t for _, t in skipped)):
+        out._grad_fn = _CatWithLegacyEmpty(tensors, skipped, wrap_dim(dim, out._data.ndim))
+    return out
 
 
 def _without_legacy_empty(tensors):
     """PyTorch's cat skips an empty 1-D tensor (its legacy "no data" placeholder) among
-    tensors of other ranks; its dtype still joins the promotion (the others are cast to it).
-    Unlike PyTorch, a skipped tensor that requires grad is left out of the graph."""
+    tensors of other ranks; its dtype still joins the promotion. Returns the tensors to join,
+    the skipped ones with their positions, and the result's dtype."""
+    unchanged = tensors, [], None
     if isinstance(tensors, Tensor) or not builtins.all(isinstance(t, Tensor) for t in tensors):
-        return tensors  # refused by the seam, with PyTorch's text
+        return unchanged  # refused by the seam, with PyTorch's text
     tensors = list(tensors)
     kept = [t for t in tensors if t._data.shape != (0,)]
     if len(kept) == len(tensors) or builtins.all(t._data.ndim == 1 for t in kept):
-        return tensors
+        return unchanged
     if builtins.any(t._data.ndim == 0 for t in kept):
-        return tensors  # refused by the seam, which counts the positions
+        return unchanged  # refused by the seam, which counts the positions
     dtype = _join_prepare(tensors, "cat")[1]
-    return [t if t._dtype is dtype else t.to(dtype) for t in kept]
+    return kept, [(i, t) for i, t in enumerate(tensors) if t._data.shape == (0,)], dtype
 
 
 _ONLY_CONDITION = object()
@@ -171,6 +182,31 @@ class CatBackward0(Node):
     def apply(self, g):
         return _rebuild.cat_backward(g, self.dim, self.metas, self._next_nodes)
 
+
+class _CatWithLegacyEmpty(CatBackward0):
+    """The CatBackward0 of a cat that skipped legacy empty tensors: PyTorch keeps an edge to
+    each of them, and each gets an empty gradient."""
+
+    def __init__(self, joined, skipped, dim):
+        edges = [_edge(t) for t in joined]
+        for i, t in skipped:
+            edges.insert(i, _edge(t))
+        super().__init__(tuple(edges), dim, [_meta(t) for t in joined])
+        self.skipped = {i: t._data.dtype for i, t in skipped}
+
+    def apply(self, g):
+        joined = [n for i, n in enumerate(self._next_nodes) if i not in self.skipped]
+        parts = iter(_rebuild.cat_backward(g, self.dim, self.metas, joined))
+        xp = array_module(g)
+        return tuple(
+            (xp.zeros((0,), self.skipped[i]) if node is not None else None)
+            if i in self.skipped
+            else next(parts)
+            for i, node in enumerate(self._next_nodes)
+        )
+
+
+_CatWithLegacyEmpty.__name__ = _CatWithLegacyEmpty.__qualname__ = "CatBackward0"  # as PyTorch
 
 quiet_functions(globals())
 

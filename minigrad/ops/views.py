@@ -183,10 +183,10 @@ def transpose(self, dim0, dim1):
 
 
 def permute(self, *dims):
-    from .._size import normalize_size
+    from .._size import normalize_dims
 
     nd = self._data.ndim
-    dims = normalize_size(dims)
+    dims = normalize_dims(dims)
     if len(dims) != nd:
         raise RuntimeError(msg.permute_length(nd, len(dims)))
     perm = tuple(wrap_dim(d, nd) for d in dims)

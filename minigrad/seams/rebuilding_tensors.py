@@ -123,8 +123,9 @@ def inplace(tensor, op, others=()):
 
 
 def fit_value(value, shape):
-    """A tensor assigned into a region of `shape`, without its leading size-1 dims; refused
-    with PyTorch's text when it cannot expand to the region."""
+    """A tensor assigned into a region of `shape`, fitted as PyTorch fits it (viewed without
+    its leading size-1 dims, then expanded to the region); refused with PyTorch's text when it
+    cannot expand to the region."""
     return _fit_value(value, shape)
 
 
