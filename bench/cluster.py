@@ -2,9 +2,10 @@
 
 The demo class (14 notebook-submissions) is graded by `minigrad-course grade` here (-j 2, its
 grading processes started and stopped with the command, as an instructor runs it), and
-through a `dask scheduler` with two `dask worker` processes (one thread each; TLS with the
-course's cluster keys, as `grade --scheduler` needs by default), all on this machine, after
-the workers have started (what starting them costs is reported apart).
+through a `dask scheduler` with two `dask worker` processes (each under its nanny, as Dask
+starts them; one thread each; TLS with the course's cluster keys, as `grade --scheduler`
+needs by default), all on this machine, after the workers have started (what starting them
+costs is reported apart).
 Each mode grades the class handed in twice and five times (each student hands in again
 under more ids, the same files): the difference, divided by the 42 submissions between, is
 what one more submission costs, the figure the target is about. It is a difference of two
@@ -137,7 +138,7 @@ def _measure(mode: str, course: str, started: list, home: Path) -> dict:
                                str(keys / "scheduler.pem")], home))  # fmt: skip
         for name in ("w1", "w2"):
             (home / name).mkdir()
-            started.append(_start([dask, "worker", address, "--nthreads", "1", "--no-nanny",
+            started.append(_start([dask, "worker", address, "--nthreads", "1",
                                    "--no-dashboard", "--name", name, *tls,
                                    str(keys / "worker.pem")], home / name))  # fmt: skip
         _wait_for_workers(address, 2, keys)
