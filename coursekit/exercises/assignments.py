@@ -27,6 +27,8 @@ class Assignment:
     title: str
     lecture: str  # the lecture notebook it follows
     intro: str  # what the student builds, in one paragraph
+    title_zh: str = ""  # the two in Chinese ("": not translated yet; coursekit/languages.py)
+    intro_zh: str = ""
 
     def _decided(self, device: str) -> tuple[str, ...]:
         decided = {rule for rules in seams.graded(self.name).values() for rule in rules}
@@ -76,6 +78,13 @@ ASSIGNMENTS = (
             "`x.grad is None`: what reading `.grad` returns (and when it warns), what "
             "`retain_grad()` changes, how `backward()` hands each tensor its gradient (and "
             "accumulates it), and what `x.grad = value` accepts."
+        ),
+        title_zh="叶子节点：谁保留梯度，以及 `.grad` 做了什么",
+        intro_zh=(
+            "你要编写的四个函数，正是 PyTorch 里最常见的意外 `x.grad is None` 背后的东西："
+            "读取 `.grad` 返回什么（以及何时发出警告），`retain_grad()` 改变了什么，"
+            "`backward()` 如何把梯度交给每个张量（并累加它），以及 `x.grad = value` "
+            "接受什么。"
         ),
     ),
     Assignment(
