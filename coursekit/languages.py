@@ -31,6 +31,7 @@ LANGUAGE_FILE = "course_language"  # in a class's course folder: the language it
 TRANSLATED = {
     "zh-CN": (
         "course/00_start_here.ipynb",
+        "course/01_tensors_memory.ipynb",
         "course/02_leaf_nodes.ipynb",
         "solutions/leaf_nodes/leaf_nodes.ipynb",
     ),
