@@ -1,12 +1,14 @@
 """The course in more than one language, from one source.
 
 A notebook is written once, in English: its code cells are the same in every language, and
-each markdown cell that has been translated carries its Chinese text beside the English, in
+each markdown cell that has been translated (and each exercise's answer cell, for the
+docstring of the function the student writes) carries its Chinese text beside the English, in
 the cell's metadata (`metadata["zh-CN"]`, a list of lines as Jupyter stores `source`, so a
 diff shows the line that changed; the exercises' generator puts it there from the part files,
 coursekit/exercises/cells.py). `in_language` makes the notebook a learner reads:
 each markdown cell's text in that language (English where no translation exists yet), the
-translations dropped from the metadata, every code cell untouched.
+translations dropped from the metadata, every code cell untouched but for an answer cell's
+docstring.
 
 TRANSLATED lists, in one place, the notebooks whose prose is wholly translated
 (tests/test_languages.py holds each to it); `python -m coursekit.languages` prints, per
@@ -15,6 +17,7 @@ notebook, how much of its prose is translated.
 
 from __future__ import annotations
 
+import ast
 import re
 import sys
 from pathlib import Path
@@ -105,9 +108,27 @@ def in_language(nb: nbformat.NotebookNode, language: str) -> nbformat.NotebookNo
         text = twin(cell, language) if language != DEFAULT else ""
         if cell.cell_type == "markdown" and text.strip():
             cell.source = joined(text)
+        elif cell.cell_type == "code" and text.strip():  # an answer cell: its docstring only
+            cell.source = with_docstring(cell.source, text)
         for other in TRANSLATIONS:
             cell.metadata.pop(other, None)
     return nb
+
+
+def with_docstring(source: str, text: str) -> str:
+    """`source`, the function a student writes (an exercise's answer cell), with its
+    docstring's text replaced by `text`; every other line as it is."""
+    function = next(n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef))
+    doc = function.body[0]
+    if not (isinstance(doc, ast.Expr) and isinstance(doc.value, ast.Constant)):
+        raise ValueError(f"{function.name} has no docstring to translate")
+    indent = " " * doc.col_offset
+    body = [(indent + line) if line.strip() else "" for line in text.strip("\n").splitlines()]
+    body[0] = f'{indent}"""{body[0].lstrip()}'
+    body[-1] += '"""' if len(body) == 1 else f'\n{indent}"""'
+    lines = source.splitlines()
+    lines[doc.lineno - 1 : doc.end_lineno] = body
+    return "\n".join(lines)
 
 
 def write_in_language(path: Path, language: str) -> None:

@@ -7,6 +7,7 @@ translated lecture runs top to bottom in Chinese."""
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import importlib.util
 import io
@@ -71,18 +72,45 @@ def test_the_release_keeps_the_translations_of_its_source():
         assert texts[0] == texts[1], source.name
 
 
+def _without_docstring(source: str) -> list[str]:
+    """The lines of a cell's code, less its function's docstring (comments included)."""
+    lines = source.splitlines()
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.FunctionDef) and ast.get_docstring(node) is not None:
+            doc = node.body[0]
+            del lines[doc.lineno - 1 : doc.end_lineno]
+            break
+    return lines
+
+
 @pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize("path", [pytest.param(p, id=str(p.relative_to(REPO))) for p in NOTEBOOKS])
 def test_the_notebook_in_a_language_keeps_every_code_cell(path, language):
+    """Every code cell as it is, but an exercise's answer cell whose function's docstring is
+    translated: that docstring only."""
     english = _read(path)
     made = in_language(_read(path), language)
     assert [c.cell_type for c in made.cells] == [c.cell_type for c in english.cells]
     for before, after in zip(english.cells, made.cells):
-        if before.cell_type == "code":
-            assert after.source == before.source and after.metadata == before.metadata
-        else:  # its prose in the language where there is one, and no translation kept
+        assert not set(after.metadata) & set(TRANSLATIONS)
+        if before.cell_type == "code" and twin(before, language).strip():
+            assert before.metadata["nbgrader"]["solution"], "only an answer cell is translated"
+            assert _without_docstring(after.source) == _without_docstring(before.source)
+            function = ast.parse(after.source).body[0]
+            assert ast.get_docstring(function) == twin(before, language).strip()
+        elif before.cell_type == "code":
+            kept = {k: v for k, v in before.metadata.items() if k not in TRANSLATIONS}
+            assert after.source == before.source and after.metadata == kept
+        else:  # its prose in the language where there is one
             assert after.source == (joined(twin(before, language)) or before.source)
-            assert not set(after.metadata) & set(TRANSLATIONS)
+
+
+def test_each_answer_of_a_translated_exercise_has_its_docstring_in_chinese():
+    for path in TRANSLATED["zh-CN"]:
+        answers = [
+            c for c in _read(REPO / path).cells if c.metadata.get("nbgrader", {}).get("solution")
+        ]
+        assert [c.id for c in answers if not twin(c, "zh-CN").strip()] == [], path
 
 
 def test_a_markdown_cell_in_chinese_and_a_missing_translation():
@@ -121,7 +149,7 @@ def test_a_part_files_chinese_cell_is_its_markdown_cells_twin(tmp_path):
         ("code", ()),
     ]
     part.write_text("# %%\nx = 1\n# %% [zh-CN]\n# 叶子节点。\n")
-    with pytest.raises(ValueError, match="follows no markdown cell"):
+    with pytest.raises(ValueError, match="follows no markdown or seam cell"):
         read_cells(part)
 
 
@@ -169,8 +197,11 @@ def test_start_in_chinese_lays_out_the_chinese_notebooks(tmp_path):
     assert exercise.cells[0].source.startswith("# 1. 叶子节点")
     assert "minigrad-course check exercises/leaf_nodes/leaf_nodes.ipynb" in exercise.cells[0].source
     english = _read(REPO / "exercises" / "leaf_nodes" / "leaf_nodes.ipynb")
-    code_of = lambda nb: [c.source for c in nb.cells if c.cell_type == "code"]  # noqa: E731
+    code_of = lambda nb: [  # noqa: E731
+        _without_docstring(c.source) for c in nb.cells if c.cell_type == "code"
+    ]
     assert code_of(exercise) == code_of(english)
+    assert "返回的东西" in next(c.source for c in exercise.cells if c.id == "answer_read_grad")
     for path in [*lectures.glob("*.ipynb"), *exercises.glob("*/*.ipynb")]:
         assert all(not set(c.metadata) & {"zh-CN"} for c in _read(path).cells), path.name
 

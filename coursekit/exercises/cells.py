@@ -6,7 +6,8 @@ cell for the graded function it names (`# %% [seam] read_grad`, whose text comes
 minigrad/seams/), a `test` cell names the rule it tests (`# %% [test] L3`), a `cuda` cell is
 the visible part of the GPU test. A `# %% [zh-CN]` cell, written as comment lines like a
 markdown cell, is the Chinese text of the markdown cell just before it (the two side by side:
-coursekit/languages.py makes the notebook in either language). Anything
+coursekit/languages.py makes the notebook in either language); after a `seam` cell, it is the
+docstring of that function in Chinese. Anything
 before the first marker is the file's header (its docstring, lint settings) and never reaches
 a notebook.
 """
@@ -27,7 +28,8 @@ class Cell:
     kind: str  # one of KINDS
     source: str
     args: str = ""  # what follows the marker: the rule of a test cell
-    translations: tuple[tuple[str, str], ...] = ()  # a markdown cell's (language, text) twins
+    # a markdown cell's (language, text) twins; a seam cell's: its function's docstring
+    translations: tuple[tuple[str, str], ...] = ()
 
 
 def read_cells(path: Path) -> list[Cell]:
@@ -56,8 +58,8 @@ def _add(cells: list[Cell], cell: Cell, path: Path) -> None:
         cells.append(cell)
         return
     before = cells[-1] if cells else None
-    if before is None or before.kind != "markdown":
-        raise ValueError(f"{path}: a [{cell.kind}] cell that follows no markdown cell")
+    if before is None or before.kind not in ("markdown", "seam"):
+        raise ValueError(f"{path}: a [{cell.kind}] cell that follows no markdown or seam cell")
     if cell.kind in dict(before.translations):
         raise ValueError(f"{path}: two [{cell.kind}] cells for one markdown cell")
     twins = (*before.translations, (cell.kind, cell.source))

@@ -106,8 +106,11 @@ class _Builder:
         cell_id = self._id("engine")
         self.cells.append(new_code_cell(source, id=cell_id, metadata=_meta(cell_id, locked=True)))
 
-    def solution(self, cell_id: str, source: str) -> None:
-        self.cells.append(new_code_cell(source, id=cell_id, metadata=_meta(cell_id, solution=True)))
+    def solution(self, cell_id: str, source: str, translations=()) -> None:
+        """An answer cell; translations: its function's docstring in other languages."""
+        meta = _meta(cell_id, solution=True)
+        meta.update({language: as_lines(text) for language, text in translations if text})
+        self.cells.append(new_code_cell(source, id=cell_id, metadata=meta))
 
     def test(self, grade_id: str, source: str, points: float, check: dict) -> None:
         meta = _meta(grade_id, grade=True, locked=True, points=points)
@@ -168,7 +171,7 @@ def build_notebook(a: Assignment) -> nbformat.NotebookNode:
         if cell.kind == "markdown":
             nb.markdown(cell.source, cell.translations)
         elif cell.kind == "seam":
-            nb.solution(f"answer_{cell.args}", answers[cell.args])
+            nb.solution(f"answer_{cell.args}", answers[cell.args], cell.translations)
         else:
             nb.locked(cell.source)
     nb.locked(bind_source(a))

@@ -27,6 +27,10 @@ function NAME of minigrad/seams/leaf_nodes.py (signature, docstring, solution ma
 
 # %% [seam] read_grad
 
+# %% [zh-CN]
+# `tensor.grad` 返回的东西：存储的梯度；一个不保留梯度的非叶子节点在还没有梯度时被读取，
+# 则同时发出 PyTorch 的警告（L3）。
+
 # %% [markdown]
 # **`retain_grad(tensor)`** asks a non-leaf to keep its gradient. On a leaf it changes
 # nothing (a leaf keeps its gradient anyway, and `retains_grad` stays False); on a tensor
@@ -38,6 +42,10 @@ function NAME of minigrad/seams/leaf_nodes.py (signature, docstring, solution ma
 # **`retain_grad(tensor)`** 让一个非叶子节点保留它的梯度。对叶子节点它什么都不改变（叶子节点本来就保留梯度，`retains_grad` 仍为 False）；对不需要梯度的张量，它抛出 `RuntimeError(msg.RETAIN_GRAD_NO_GRAD)`。在 `backward()` 期间，非叶子节点所对应的节点会把梯度交给它的 `_retained` 中列出的张量（一个由 `(output number, tensor)`，即（输出编号, 张量）对组成的列表，或 None）：把 `(tensor._output_nr, tensor)` 加进去。
 
 # %% [seam] retain_grad
+
+# %% [zh-CN]
+# `tensor.retain_grad()`：非叶子节点从此保留它的梯度；叶子节点本来就保留（什么都不改变）；
+# 对不需要梯度的张量则拒绝（L4）。
 
 # %% [markdown]
 # **`accumulate_grad(tensor, grad, version, retained)`** is called by `backward()` with the
@@ -67,6 +75,15 @@ function NAME of minigrad/seams/leaf_nodes.py (signature, docstring, solution ma
 
 # %% [seam] accumulate_grad
 
+# %% [zh-CN]
+# 把传入的梯度（一个数组）以张量自己的 dtype 加进 `tensor.grad`。
+#
+# 对保留梯度的非叶子节点，`retained` 为 True；对叶子节点为 False。计算图建好之后才关掉
+# `requires_grad` 的叶子节点什么也得不到（L12）。叶子节点的第一个梯度接管引擎的缓冲区；
+# `version` 是这个缓冲区经历过的原地加法次数，缓冲区与别的东西共享时为 None（这时复制它，
+# 而这次复制算作一次修改）。叶子节点之后的梯度以原地方式累加，每次一个版本（L8、L11）。
+# 保留梯度的非叶子节点的梯度第一次被复制，之后以非原地方式求和，存入一个新张量（L12）。
+
 # %% [markdown]
 # **`set_grad(tensor, value)`** is `tensor.grad = value`. None is always allowed. Otherwise
 # PyTorch checks, in this order, and raises with its own words (all in `msg`): a `Tensor`
@@ -79,6 +96,10 @@ function NAME of minigrad/seams/leaf_nodes.py (signature, docstring, solution ma
 # **`set_grad(tensor, value)`** 就是 `tensor.grad = value`。None 总是允许的。否则 PyTorch 按以下顺序检查，并用它自己的原话抛出异常（都在 `msg` 中）：是一个 `Tensor`（`TypeError(msg.GRAD_NOT_TENSOR.format(msg.type_name(value)))`），不是该张量本身（`msg.GRAD_SELF`），dtype 相同（`msg.grad_dtype(cpp_dtype_name(value._dtype), scalar_type_name(tensor._dtype))`），设备相同（`msg.grad_device`），形状相同（`msg.grad_size`）。
 
 # %% [seam] set_grad
+
+# %% [zh-CN]
+# `tensor.grad = value`：None，或者一个 dtype、设备和形状都相同、且不是 `tensor` 本身的张量；
+# 其他任何值都以 PyTorch 的消息拒绝（L13）。
 
 # %% [markdown]
 # ### Check: who gets `.grad` (L3) and `retain_grad` (L4)
