@@ -36,6 +36,7 @@ TRANSLATED = {
         "course/00_start_here.ipynb",
         "course/01_tensors_memory.ipynb",
         "course/02_leaf_nodes.ipynb",
+        "course/03_detach_numpy.ipynb",
         "solutions/leaf_nodes/leaf_nodes.ipynb",
     ),
 }
