@@ -37,6 +37,7 @@ TRANSLATED = {
         "course/01_tensors_memory.ipynb",
         "course/02_leaf_nodes.ipynb",
         "course/03_detach_numpy.ipynb",
+        "course/04_inplace_versions.ipynb",
         "solutions/leaf_nodes/leaf_nodes.ipynb",
     ),
 }
