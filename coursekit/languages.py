@@ -38,6 +38,7 @@ TRANSLATED = {
         "course/02_leaf_nodes.ipynb",
         "course/03_detach_numpy.ipynb",
         "course/04_inplace_versions.ipynb",
+        "course/05_rebuilding_tensors.ipynb",
         "solutions/leaf_nodes/leaf_nodes.ipynb",
     ),
 }
