@@ -39,6 +39,7 @@ TRANSLATED = {
         "course/03_detach_numpy.ipynb",
         "course/04_inplace_versions.ipynb",
         "course/05_rebuilding_tensors.ipynb",
+        "course/06_devices.ipynb",
         "solutions/leaf_nodes/leaf_nodes.ipynb",
     ),
 }
