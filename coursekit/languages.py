@@ -40,6 +40,7 @@ TRANSLATED = {
         "course/04_inplace_versions.ipynb",
         "course/05_rebuilding_tensors.ipynb",
         "course/06_devices.ipynb",
+        "course/07_capstone.ipynb",
         "solutions/leaf_nodes/leaf_nodes.ipynb",
     ),
 }
