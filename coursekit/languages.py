@@ -41,6 +41,7 @@ TRANSLATED = {
         "course/05_rebuilding_tensors.ipynb",
         "course/06_devices.ipynb",
         "course/07_capstone.ipynb",
+        "course/08_extending_autograd.ipynb",
         "solutions/leaf_nodes/leaf_nodes.ipynb",
     ),
 }
