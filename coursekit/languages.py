@@ -43,6 +43,10 @@ TRANSLATED = {
         "course/07_capstone.ipynb",
         "course/08_extending_autograd.ipynb",
         "solutions/leaf_nodes/leaf_nodes.ipynb",
+        "solutions/detach_numpy/detach_numpy.ipynb",
+        "solutions/inplace_versions/inplace_versions.ipynb",
+        "solutions/rebuilding_tensors/rebuilding_tensors.ipynb",
+        "solutions/devices/devices.ipynb",
     ),
 }
 
