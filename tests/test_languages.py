@@ -231,3 +231,27 @@ def test_a_translated_lecture_runs_top_to_bottom_in_chinese(tmp_path):
     nb = nbtools.execute(path)
     assert nbtools.unexpected_warnings(nb) == []
     assert nb.cells[0].source.startswith("# 2. 叶子节点与 `.grad`")
+
+
+@pytest.mark.xdist_group("init_zh")
+def test_a_class_made_in_chinese_releases_chinese_exercises_graded_as_the_english(tmp_path):
+    from coursekit.classroom.setup.init_course import init_course
+    from coursekit.languages import course_language
+
+    course = init_course(tmp_path / "class", cpu_only=True, language="zh-CN")
+    assert course_language(course.root) == "zh-CN"
+    released = _read(course.root / "release" / "leaf_nodes" / "leaf_nodes.ipynb")
+    intro = released.cells[0].source
+    assert (
+        intro.startswith("# 1. 叶子节点") and "`minigrad-course start course --lang zh-CN`" in intro
+    )
+    answer = next(c for c in released.cells if c.id == "answer_read_grad")
+    assert "返回的东西" in answer.source
+    # what grading runs and counts, cell by cell as in the English release
+    english = _read(REPO / "exercises" / "leaf_nodes" / "leaf_nodes.ipynb")
+    graded = lambda nb: [  # noqa: E731
+        (c.source, c.metadata["nbgrader"].get("points"))
+        for c in nb.cells
+        if c.metadata.get("nbgrader", {}).get("grade") and "cuda" not in c.id
+    ]
+    assert graded(released) == graded(english) != []
