@@ -255,3 +255,26 @@ def test_a_class_made_in_chinese_releases_chinese_exercises_graded_as_the_englis
         if c.metadata.get("nbgrader", {}).get("grade") and "cuda" not in c.id
     ]
     assert graded(released) == graded(english) != []
+
+
+def _lab_tool():
+    spec = importlib.util.spec_from_file_location("lab_tool", REPO / "tools" / "lab.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_make_lab_in_chinese_makes_chinese_copies_beside_the_lectures(tmp_path):
+    """`make lab COURSE_LANG=zh-CN`: the lectures in course-zh-CN/, course/ as it was."""
+    course = tmp_path / "course"
+    course.mkdir()
+    for path in [*(REPO / "course").glob("*.ipynb"), REPO / "course" / "capstone_train.py"]:
+        (course / path.name).write_bytes(path.read_bytes())
+    before = {p.name: p.read_bytes() for p in course.iterdir()}
+    made = _lab_tool().lectures_in(tmp_path, "zh-CN")
+    assert made == tmp_path / "course-zh-CN"
+    assert {p.name: p.read_bytes() for p in course.iterdir()} == before
+    assert sorted(p.name for p in made.iterdir()) == sorted(before)
+    assert _read(made / "00_start_here.ipynb").cells[0].source.startswith("# minigrad 课程")
+    with pytest.raises(SystemExit, match="written in en, zh-CN"):
+        _lab_tool().main(["--lang", "zh"])
