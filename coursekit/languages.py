@@ -21,8 +21,10 @@ import ast
 import re
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import nbformat
+if TYPE_CHECKING:  # nbformat is read where a file is: the command line parses without it
+    import nbformat
 
 DEFAULT = "en"
 LANGUAGES = (DEFAULT, "zh-CN")
@@ -143,6 +145,8 @@ def with_docstring(source: str, text: str) -> str:
 
 def write_in_language(path: Path, language: str) -> None:
     """Rewrite the notebook at `path`, in place, in `language`."""
+    import nbformat
+
     nb = nbformat.read(path, as_version=4)
     nbformat.write(in_language(nb, language), path)
 
@@ -178,6 +182,8 @@ def course_language(course_root: Path) -> str:
 
 def main(argv=None) -> int:
     """Per notebook of the course (lectures, exercises' sources): its translated share."""
+    import nbformat
+
     root = Path(__file__).resolve().parent.parent
     paths = sorted(root.glob("course/*.ipynb")) + sorted(root.glob("solutions/*/*.ipynb"))
     for language in TRANSLATIONS:
