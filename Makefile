@@ -4,6 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PORT ?= 8888
+COURSE_LANG ?=
 LAB_ARGS ?=
 ROLE ?= student
 COURSE ?=
@@ -68,10 +69,12 @@ record: install
 	$(BIN)/python -c 'from autograder.recorded import record; print("written", record())'
 
 # ROLE=student: the repository, opening course/00_start_here.ipynb, exercises in nbgrader's
-# Assignments panel. ROLE=instructor: COURSE (default: the demo class, built when missing)
-# with the Formgrader.
+# Assignments panel; COURSE_LANG=zh-CN: the lectures and exercises in Chinese (generated
+# copies, course-zh-CN/). ROLE=instructor: COURSE (default: the demo class, built when
+# missing) with the Formgrader.
 lab: install
-	$(BIN)/python tools/lab.py --role=$(ROLE) --port=$(PORT) $(if $(COURSE),--course-dir=$(COURSE)) $(LAB_ARGS)
+	$(BIN)/python tools/lab.py --role=$(ROLE) --port=$(PORT) $(if $(COURSE),--course-dir=$(COURSE)) \
+		$(if $(COURSE_LANG),--lang=$(COURSE_LANG)) $(LAB_ARGS)
 
 # The class on JupyterHub (as root): an account per student of ROSTER and for INSTRUCTOR,
 # JupyterLab with nbgrader for each (README, For instructors: a class on JupyterHub).

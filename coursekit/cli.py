@@ -1,6 +1,6 @@
 """minigrad-course: grade a whole class with nbgrader, in parallel, resumably.
 
-minigrad-course init COURSE [--cpu-only] [--roster roster.csv] [--db URL]
+minigrad-course init COURSE [--cpu-only] [--roster roster.csv] [--db URL] [--lang zh-CN]
 minigrad-course release -C COURSE
 minigrad-course collect -C COURSE                      # from nbgrader's exchange
 minigrad-course collect -C COURSE ASSIGNMENT --from download.zip --roster roster.csv
@@ -15,7 +15,7 @@ minigrad-course release-feedback -C COURSE [ASSIGNMENT ...]   # students fetch t
 minigrad-course hub -C COURSE --roster roster.csv --instructor NAME   # the class on JupyterHub
 minigrad-course demo [DIR]                             # a sample class, end to end
 minigrad-course edition DIR                            # the students' distribution
-minigrad-course start [DIR]                            # self-paced: lectures and exercises
+minigrad-course start [DIR] [--lang zh-CN]             # self-paced: lectures and exercises
 minigrad-course check [NOTEBOOK ...]                   # what grading would give an exercise
 minigrad-course saved list|restore [ASSIGNMENT] [N]    # the versions of your saved functions
 """
@@ -63,6 +63,7 @@ def _parser() -> argparse.ArgumentParser:
         "--exchange", type=Path, help="nbgrader exchange, outside DIR (default: DIR-exchange)"
     )
     init.add_argument("--course-id", help="nbgrader's course id (default: DIR's name)")
+    _language_option(init)
 
     release = commands.add_parser("release", parents=[common], help="release to the exchange")
     release.add_argument("assignments", nargs="*")
@@ -148,6 +149,7 @@ def _parser() -> argparse.ArgumentParser:
     edition.add_argument("dir", type=Path, help="where to write it (pip install DIR)")
     start = commands.add_parser("start", help="a self-paced copy of the lectures and exercises")
     start.add_argument("dir", type=Path, nargs="?", default=Path("minigrad-course"))
+    _language_option(start)
     check = commands.add_parser(
         "check", help="run your exercise notebook and print what grading would give it"
     )
@@ -158,6 +160,14 @@ def _parser() -> argparse.ArgumentParser:
 
     saved.add_parser(commands)
     return parser
+
+
+def _language_option(command) -> None:
+    from coursekit.languages import DEFAULT, LANGUAGES
+
+    command.add_argument("--lang", default=DEFAULT, metavar="LANG",
+                         help=f"the notebooks' language: {', '.join(LANGUAGES)} "
+                         f"(default: {DEFAULT})")  # fmt: skip
 
 
 def _hub_parser(commands, common) -> None:
@@ -279,7 +289,7 @@ def _explain(exc: Exception) -> str:
 
 def _run(args) -> int:
     if args.command == "start":
-        return _start(args.dir)
+        return _start(args.dir, args.lang)
     if args.command == "check":
         from coursekit.exercises.selfcheck import main as selfcheck
 
@@ -309,6 +319,7 @@ def _run(args) -> int:
             args.roster,
             args.exchange,
             args.course_id,
+            args.lang,
         )
         print(f"course ready in {course.root}: {', '.join(course.assignments())}")
         return 0
@@ -341,12 +352,14 @@ def _run(args) -> int:
     return COMMANDS[args.command](course, args)
 
 
-def _start(dest: Path) -> int:
+def _start(dest: Path, language: str) -> int:
     from coursekit.content import copy_content
+    from coursekit.languages import checked
 
+    checked(language)
     if dest.exists() and any(dest.iterdir()):
         raise SystemExit(f"{dest} is not empty: name a new folder (minigrad-course start DIR)")
-    folders = copy_content(dest)
+    folders = copy_content(dest, language)
     if importlib.util.find_spec("jupyterlab") is not None:
         how = f"Open it with `jupyter lab {dest}`"
     else:  # say which extra brings it, in this distribution

@@ -44,6 +44,7 @@ STUDENT_MODULES = (
     "exercises/selfcheck.py",
     "feedback_graphs.py",
     "kernel_start.py",
+    "languages.py",
 )
 MISSING = {
     "solutions": "this installation has no nbgrader source (solutions/), which `init` and "
@@ -88,13 +89,17 @@ def carry(parts, dest: Path, names: dict[str, str] | None = None) -> dict[str, P
     return written
 
 
-def copy_content(dest: Path) -> dict[str, Path]:
-    """`start`: lectures and exercises into dest/lectures and dest/exercises, their text laid
-    out for this route (coursekit/routes.py: its commands and paths, not the clone's)."""
+def copy_content(dest: Path, language: str = "en") -> dict[str, Path]:
+    """`start`: lectures and exercises into dest/lectures and dest/exercises, in `language`
+    (coursekit/languages.py), their text laid out for this route (coursekit/routes.py: its
+    commands and paths, not the clone's)."""
+    from coursekit.languages import checked, write_in_language
     from coursekit.routes import lay_out
 
+    language = checked(language)  # before anything is written
     written = carry(STUDENT, dest, {part: part for part in STUDENT})
     for notebook in [*sorted(written["lectures"].glob("*.ipynb")),
                      *sorted(written["exercises"].glob("*/*.ipynb"))]:  # fmt: skip
+        write_in_language(notebook, language)
         lay_out(notebook, "start")
     return written

@@ -3,7 +3,9 @@ notebook works on the route it was laid out for.
 
 - `start` (lectures/ beside exercises/, no Makefile, no Assignment List, no my_assignments/);
 - the hub (a class's exercises released by nbgrader, fetched into the student's home as
-  <name>/<name>.ipynb; no Makefile, no clone, the lectures from `minigrad-course start`).
+  <name>/<name>.ipynb; no Makefile, no clone, the lectures from `minigrad-course start`);
+
+each in every language the course is written in (coursekit/languages.py).
 
 No clone command (`make ...`) or path is left, every relative link resolves where the
 notebook lies, and every `minigrad-course` command parses with the command line's own parser
@@ -24,6 +26,7 @@ import pytest
 from coursekit.cli import _parser
 from coursekit.content import copy_content
 from coursekit.exercises.assignments import ASSIGNMENTS
+from coursekit.languages import LANGUAGES, in_language, write_in_language
 from coursekit.routes import START_FOLDER, lay_out, text_for
 
 REPO = Path(__file__).resolve().parent.parent
@@ -37,22 +40,24 @@ _COMMAND = re.compile(r"`(minigrad-course [^`]+)`")
 PLACEHOLDERS = {"ASSIGNMENT": ASSIGNMENTS[0].name, "N": "1"}
 
 
-@pytest.fixture(scope="module")
-def started(tmp_path_factory) -> Path:
+@pytest.fixture(scope="module", params=LANGUAGES)
+def started(request, tmp_path_factory) -> Path:
+    """`minigrad-course start --lang LANG`'s folder, in each language."""
     dest = tmp_path_factory.mktemp("started") / "course"
-    copy_content(dest)
+    copy_content(dest, request.param)
     return dest
 
 
-@pytest.fixture(scope="module")
-def hub_home(tmp_path_factory) -> Path:
+@pytest.fixture(scope="module", params=LANGUAGES)
+def hub_home(request, tmp_path_factory) -> Path:
     """A student's home on a hub after Fetch of every assignment: each released notebook
-    laid out as `minigrad-course init` lays out its course's source."""
+    laid out as `minigrad-course init --lang LANG` lays out its course's source."""
     home = tmp_path_factory.mktemp("home")
     for a in ASSIGNMENTS:
         (home / a.name).mkdir()
         copy = home / a.name / f"{a.name}.ipynb"
         shutil.copy(REPO / "exercises" / a.name / f"{a.name}.ipynb", copy)
+        write_in_language(copy, request.param)
         lay_out(copy, "hub")
     return home
 
@@ -136,22 +141,23 @@ def test_the_hubs_start_command_makes_the_lectures_its_exercises_name(hub_home, 
     home.mkdir()
     for a in ASSIGNMENTS:
         text = _markdown(hub_home / a.name / f"{a.name}.ipynb")
-        assert f"`minigrad-course start {START_FOLDER}`" in text, a.name
+        assert f"`minigrad-course start {START_FOLDER}" in text, a.name  # [--lang zh-CN]
         lecture = Path(a.lecture).name
-        assert f"lecture {lecture.removesuffix('.ipynb')} " in text, a.name
+        assert f" {lecture.removesuffix('.ipynb')}" in text, a.name
     assert _parser().parse_args(["start", START_FOLDER]).dir == Path(START_FOLDER)
     copy_content(home / START_FOLDER)  # what `minigrad-course start course` does in the home
     for a in ASSIGNMENTS:
         assert (home / START_FOLDER / "lectures" / Path(a.lecture).name).is_file()
 
 
+@pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize("route", ["start", "hub"])
-def test_each_clone_sentence_of_the_exercises_is_rewritten(route):
+def test_each_clone_sentence_of_the_exercises_is_rewritten(route, language):
     """A clone sentence the routes no longer match (after an edit of the exercises' text)
     would stay as it is: every exercise's intro changes on every route."""
     for a in ASSIGNMENTS:
         nb = nbformat.read(REPO / "exercises" / a.name / f"{a.name}.ipynb", as_version=4)
-        intro = nb.cells[0].source
+        intro = in_language(nb, language).cells[0].source
         laid_out = text_for(intro, route)
         assert "make check" in intro and "make check" not in laid_out, a.name
         assert "../../course/" in intro and "../../course/" not in laid_out, a.name

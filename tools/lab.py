@@ -1,7 +1,7 @@
 """Start JupyterLab on the course, as a student or as an instructor (`make lab`).
 
     python tools/lab.py [--role student|instructor] [--root DIR] [--course-dir DIR]
-                        [--port N] [any jupyter lab option ...]
+                        [--port N] [--lang LANG] [any jupyter lab option ...]
 
 student (default): JupyterLab on the repository, opening course/00_start_here.ipynb. The
     exercises in exercises/ are released into a local nbgrader exchange (.lab/exchange; CPU-only
@@ -10,6 +10,9 @@ student (default): JupyterLab on the repository, opening course/00_start_here.ip
 instructor: JupyterLab in an instructor's course directory (default: the demo class, built
     with `minigrad-course demo` when missing), where nbgrader's Formgrader shows the
     gradebook, the submissions and their scores.
+--lang (`make lab COURSE_LANG=zh-CN`): the student's notebooks in that language: the lectures
+    as generated copies in course-<LANG>/ (course/ is never written), the released exercises
+    in it too. English (the default) opens course/ itself.
 
 Options this script does not know are passed on to `jupyter lab`.
 """
@@ -24,6 +27,7 @@ import sys
 from pathlib import Path
 
 from coursekit.exercises.assignments import ASSIGNMENTS, FETCH_DIR
+from coursekit.languages import DEFAULT, LANGUAGES, checked, write_in_language
 
 REPO = Path(__file__).resolve().parents[1]
 COURSE_ID = "minigrad-course"
@@ -39,9 +43,11 @@ def main(argv=None):
     parser.add_argument("--root", type=Path, default=REPO, help="repository (student role)")
     parser.add_argument("--course-dir", type=Path, help="course directory (instructor role)")
     parser.add_argument("--port", type=int, default=8888)
+    parser.add_argument("--lang", default=DEFAULT, help=f"one of {', '.join(LANGUAGES)}")
     args, lab_args = parser.parse_known_args(argv)
+    language = checked(args.lang)
     if args.role == "student":
-        cwd, env, lab_args = student_lab(args.root.resolve(), lab_args)
+        cwd, env, lab_args = student_lab(args.root.resolve(), lab_args, language)
     else:
         cwd, env, lab_args = instructor_lab(args.course_dir, lab_args)
     command = [_tool("jupyter"), "lab", f"--port={args.port}", *lab_args]
@@ -54,7 +60,7 @@ def main(argv=None):
     os.execvpe(command[0], command, env)  # Ctrl-C and signals go straight to JupyterLab
 
 
-def student_lab(root: Path, lab_args):
+def student_lab(root: Path, lab_args, language: str = DEFAULT):
     state = root / STATE_DIR
     config_dir = state / "config"
     config_dir.mkdir(parents=True, exist_ok=True)
@@ -68,16 +74,34 @@ def student_lab(root: Path, lab_args):
     )
     (root / FETCH_DIR).mkdir(exist_ok=True)
     print("lab: releasing the exercises into the Assignment List (a few seconds)", flush=True)
-    release_exercises(state, root / "exercises")
+    release_exercises(state, root / "exercises", language)
     env = dict(os.environ)
     env["JUPYTER_CONFIG_PATH"] = os.pathsep.join(
         p for p in (str(config_dir), env.get("JUPYTER_CONFIG_PATH")) if p
     )
-    start = f"--LabApp.default_url=/lab/tree/{START_PAGE}"
+    start_page = START_PAGE
+    if language != DEFAULT:
+        lectures = lectures_in(root, language)
+        start_page = f"{lectures.name}/{Path(START_PAGE).name}"
+        print(f"lab: the lectures in {language} are in {lectures.name}/ (made from course/)")
+    start = f"--LabApp.default_url=/lab/tree/{start_page}"
     return root, env, [f"--ServerApp.root_dir={root}", start, *lab_args]
 
 
-def release_exercises(state: Path, exercises: Path):
+def lectures_in(root: Path, language: str) -> Path:
+    """course/'s lectures (and the capstone's script) in `language`, made afresh in
+    course-<language>/ beside it: the same depth, so their relative links still resolve."""
+    target = root / f"course-{language}"
+    shutil.rmtree(target, ignore_errors=True)
+    target.mkdir()
+    for path in sorted((root / "course").glob("*.ipynb")):
+        shutil.copy2(path, target / path.name)
+        write_in_language(target / path.name, language)
+    shutil.copy2(root / "course" / "capstone_train.py", target / "capstone_train.py")
+    return target
+
+
+def release_exercises(state: Path, exercises: Path, language: str = DEFAULT):
     """Release every assignment of exercises/ into the exchange with nbgrader's own exchange
     code (what `nbgrader release_assignment` does, minus the gradebook). Without a GPU the
     released copies leave out the CUDA test cells, as a CPU-only course does (`minigrad-course init
@@ -95,8 +119,9 @@ def release_exercises(state: Path, exercises: Path):
         shutil.copytree(
             exercises / a.name, release / a.list_id, ignore=shutil.ignore_patterns(".*")
         )
-    if not minigrad.cuda.is_available():
-        for notebook in release.glob("*/*.ipynb"):
+    for notebook in release.glob("*/*.ipynb"):
+        write_in_language(notebook, language)
+        if not minigrad.cuda.is_available():
             drop_cuda_cells(notebook)
     for folder in sorted(p for p in release.iterdir() if p.is_dir()):
         config = Config()

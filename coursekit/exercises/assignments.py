@@ -27,6 +27,8 @@ class Assignment:
     title: str
     lecture: str  # the lecture notebook it follows
     intro: str  # what the student builds, in one paragraph
+    title_zh: str = ""  # the two in Chinese ("": not translated yet; coursekit/languages.py)
+    intro_zh: str = ""
 
     def _decided(self, device: str) -> tuple[str, ...]:
         decided = {rule for rules in seams.graded(self.name).values() for rule in rules}
@@ -77,6 +79,13 @@ ASSIGNMENTS = (
             "`retain_grad()` changes, how `backward()` hands each tensor its gradient (and "
             "accumulates it), and what `x.grad = value` accepts."
         ),
+        title_zh="叶子节点：谁保留梯度，以及 `.grad` 做了什么",
+        intro_zh=(
+            "你要编写的四个函数，正是 PyTorch 里最常见的意外 `x.grad is None` 背后的东西："
+            "读取 `.grad` 返回什么（以及何时发出警告），`retain_grad()` 改变了什么，"
+            "`backward()` 如何把梯度交给每个张量（并累加它），以及 `x.grad = value` "
+            "接受什么。"
+        ),
     ),
     Assignment(
         name="detach_numpy",
@@ -87,6 +96,12 @@ ASSIGNMENTS = (
             "You write the bridge between tensors and NumPy arrays: `detach()` and "
             "`detach_()`, `numpy()` (which refuses a tensor that requires grad) and "
             "`from_numpy()`. Both directions share memory; only `detach()` leaves the graph."
+        ),
+        title_zh="detach() 与 NumPy：计算图在哪里被切断，内存在哪里被共享",
+        intro_zh=(
+            "你要编写张量与 NumPy 数组之间的桥梁：`detach()` 和 `detach_()`、`numpy()`"
+            "（它拒绝需要梯度的张量）以及 `from_numpy()`。两个方向都共享内存；只有 "
+            "`detach()` 离开计算图。"
         ),
     ),
     Assignment(
@@ -100,6 +115,12 @@ ASSIGNMENTS = (
             "node makes at `backward()` on the tensors it saved (with PyTorch's famous "
             "message), and the refusal to change a leaf that requires grad in place."
         ),
+        title_zh="原地操作与版本计数器",
+        intro_zh=(
+            "你要编写让原地操作变得安全的簿记工作：由一个张量、它的视图以及它被分离出的别名"
+            "共享的版本计数器，节点在 `backward()` 时对它保存的张量所做的检查（附带 PyTorch "
+            "那条著名的消息），以及拒绝以原地方式修改需要梯度的叶子节点。"
+        ),
     ),
     Assignment(
         name="rebuilding_tensors",
@@ -110,6 +131,12 @@ ASSIGNMENTS = (
             "You write four ways of putting values together: the `tensor()` factory "
             "(which copies values out of the graph), `stack` and `cat` (which keep it, with "
             "their backward), and `x[i] = v` (recorded in `x`'s history as `CopySlices`)."
+        ),
+        title_zh="重建张量：tensor() 切断计算图，stack 与 cat 保留计算图",
+        intro_zh=(
+            "你要编写把数值组合在一起的四种方式：`tensor()` 工厂函数（它把数值复制出计算图），"
+            "`stack` 和 `cat`（它们保留计算图，并带有各自的反向计算），以及 `x[i] = v`"
+            "（在 `x` 的历史中记录为 `CopySlices`）。"
         ),
     ),
     Assignment(
@@ -123,6 +150,13 @@ ASSIGNMENTS = (
             "source's device and dtype. Everything a CPU can show is graded on the CPU "
             "(`.to(dtype)`, `.to('cpu')`, leaves, gradients in the source dtype); moving "
             "between devices is graded where a GPU is present."
+        ),
+        title_zh="设备与 dtype：.to() 是一次被记录的复制",
+        intro_zh=(
+            "你要编写 `.to()`：没有任何改变时它返回张量本身，否则返回一个记录为 "
+            "`ToCopyBackward0` 的副本，其梯度会回到源张量的设备和 dtype。CPU 能展示的一切都在 "
+            "CPU 上评分（`.to(dtype)`、`.to('cpu')`、叶子节点、以源 dtype 表示的梯度）；在设备"
+            "之间移动则在有 GPU 的地方评分。"
         ),
     ),
 )

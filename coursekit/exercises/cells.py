@@ -4,7 +4,10 @@ A marker line is `# %%` (a code cell), `# %% [markdown]` (a markdown cell, writt
 lines) or `# %% [KIND] ARGS` with KIND one of seam, test, cuda: a `seam` cell is the answer
 cell for the graded function it names (`# %% [seam] read_grad`, whose text comes from
 minigrad/seams/), a `test` cell names the rule it tests (`# %% [test] L3`), a `cuda` cell is
-the visible part of the GPU test. Anything
+the visible part of the GPU test. A `# %% [zh-CN]` cell, written as comment lines like a
+markdown cell, is the Chinese text of the markdown cell just before it (the two side by side:
+coursekit/languages.py makes the notebook in either language); after a `seam` cell, it is the
+docstring of that function in Chinese. Anything
 before the first marker is the file's header (its docstring, lint settings) and never reaches
 a notebook.
 """
@@ -15,8 +18,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-MARKER = re.compile(r"^# %%(?: \[(?P<kind>[a-z]+)\])?(?P<args>.*)$")
+MARKER = re.compile(r"^# %%(?: \[(?P<kind>[a-zA-Z-]+)\])?(?P<args>.*)$")
 KINDS = ("code", "markdown", "seam", "test", "cuda")
+TRANSLATIONS = ("zh-CN",)  # a cell of these kinds is the previous markdown cell's twin
 
 
 @dataclass(frozen=True)
@@ -24,6 +28,8 @@ class Cell:
     kind: str  # one of KINDS
     source: str
     args: str = ""  # what follows the marker: the rule of a test cell
+    # a markdown cell's (language, text) twins; a seam cell's: its function's docstring
+    translations: tuple[tuple[str, str], ...] = ()
 
 
 def read_cells(path: Path) -> list[Cell]:
@@ -34,19 +40,34 @@ def read_cells(path: Path) -> list[Cell]:
         match = MARKER.match(line)
         if match:
             if kind is not None:
-                cells.append(_cell(kind, args, lines))
+                _add(cells, _cell(kind, args, lines), path)
             kind, args, lines = match["kind"] or "code", match["args"].strip(), []
-            if kind not in KINDS:
+            if kind not in KINDS + TRANSLATIONS:
                 raise ValueError(f"{path}: unknown cell kind {kind!r} in {line!r}")
         elif kind is not None:
             lines.append(line)
     if kind is not None:
-        cells.append(_cell(kind, args, lines))
+        _add(cells, _cell(kind, args, lines), path)
     return cells
 
 
+def _add(cells: list[Cell], cell: Cell, path: Path) -> None:
+    """Append `cell`, or attach it to the markdown cell before it when it is that cell's
+    translation."""
+    if cell.kind not in TRANSLATIONS:
+        cells.append(cell)
+        return
+    before = cells[-1] if cells else None
+    if before is None or before.kind not in ("markdown", "seam"):
+        raise ValueError(f"{path}: a [{cell.kind}] cell that follows no markdown or seam cell")
+    if cell.kind in dict(before.translations):
+        raise ValueError(f"{path}: two [{cell.kind}] cells for one markdown cell")
+    twins = (*before.translations, (cell.kind, cell.source))
+    cells[-1] = Cell(before.kind, before.source, before.args, twins)
+
+
 def _cell(kind: str, args: str, lines: list[str]) -> Cell:
-    if kind == "markdown":
+    if kind == "markdown" or kind in TRANSLATIONS:
         lines = [_uncomment(line) for line in lines]
     return Cell(kind, "\n".join(lines).strip("\n"), args)
 

@@ -21,6 +21,7 @@ from coursekit import colab
 from coursekit.edition import graded_functions, seam_source
 from coursekit.exercises.assignments import ASSIGNMENTS, Assignment
 from coursekit.exercises.cells import read_cells
+from coursekit.languages import as_lines
 from coursekit.routes import check_sentence, lecture_sentence
 from coursekit.sealed.contract import CHECK_KEY
 from coursekit.sealed.grade import IMPORTABLE
@@ -96,15 +97,20 @@ class _Builder:
         self.count += 1
         return f"{prefix}-{self.count:03d}"
 
-    def markdown(self, source: str) -> None:
-        self.cells.append(new_markdown_cell(source, id=self._id("md")))
+    def markdown(self, source: str, translations=()) -> None:
+        """A prose cell; translations: its (language, text) twins, kept in its metadata."""
+        metadata = {language: as_lines(text) for language, text in translations if text}
+        self.cells.append(new_markdown_cell(source, id=self._id("md"), metadata=metadata))
 
     def locked(self, source: str) -> None:
         cell_id = self._id("engine")
         self.cells.append(new_code_cell(source, id=cell_id, metadata=_meta(cell_id, locked=True)))
 
-    def solution(self, cell_id: str, source: str) -> None:
-        self.cells.append(new_code_cell(source, id=cell_id, metadata=_meta(cell_id, solution=True)))
+    def solution(self, cell_id: str, source: str, translations=()) -> None:
+        """An answer cell; translations: its function's docstring in other languages."""
+        meta = _meta(cell_id, solution=True)
+        meta.update({language: as_lines(text) for language, text in translations if text})
+        self.cells.append(new_code_cell(source, id=cell_id, metadata=meta))
 
     def test(self, grade_id: str, source: str, points: float, check: dict) -> None:
         meta = _meta(grade_id, grade=True, locked=True, points=points)
@@ -147,7 +153,7 @@ def bind_source(a: Assignment) -> str:
 
 def build_notebook(a: Assignment) -> nbformat.NotebookNode:
     nb = _Builder(a.name)
-    nb.markdown(intro_text(a))
+    nb.markdown(intro_text(a), [("zh-CN", intro_text_zh(a))] if a.intro_zh else [])
     nb.locked(colab.CELL)
     nb.locked(setup_source(a))
     answers = graded_functions(seam_source(a.name))
@@ -163,9 +169,9 @@ def build_notebook(a: Assignment) -> nbformat.NotebookNode:
     )
     for cell in part[:tests_start]:
         if cell.kind == "markdown":
-            nb.markdown(cell.source)
+            nb.markdown(cell.source, cell.translations)
         elif cell.kind == "seam":
-            nb.solution(f"answer_{cell.args}", answers[cell.args])
+            nb.solution(f"answer_{cell.args}", answers[cell.args], cell.translations)
         else:
             nb.locked(cell.source)
     nb.locked(bind_source(a))
@@ -174,7 +180,7 @@ def build_notebook(a: Assignment) -> nbformat.NotebookNode:
         if cell.kind == "cuda" or (cell.kind == "markdown" and part[i + 1].kind == "cuda"):
             gpu_cells.append(cell)
         elif cell.kind == "markdown":
-            nb.markdown(cell.source)
+            nb.markdown(cell.source, cell.translations)
         elif cell.kind == "test":
             rule = cell.args
             if rule not in a.rules:
@@ -190,9 +196,9 @@ def build_notebook(a: Assignment) -> nbformat.NotebookNode:
             raise ValueError(f"{a.part_file.name}: a {cell.kind} cell among the tests")
     if sorted(tested) != sorted(a.rules):
         raise ValueError(f"{a.part_file.name}: test cells for {tested}, graded rules {a.rules}")
-    nb.markdown(grading_table(a))
+    nb.markdown(grading_table(a), [("zh-CN", grading_table_zh(a))] if a.intro_zh else [])
     heading, gpu = gpu_cells
-    nb.markdown(heading.source)
+    nb.markdown(heading.source, heading.translations)
     nb.test(
         f"test_cuda_{a.name}",
         hidden_check(a, a.cuda_rules, "cuda") + "\n\n" + visible_gpu_check(gpu.source),
@@ -242,6 +248,66 @@ of them scores 0 there, whatever it does here, and your feedback says so.
 
 To see the feedback the grader would give, without waiting for it, {check}
 (without a GPU it counts your CPU points and says "CUDA: not run here (no GPU), not counted")."""
+
+
+def intro_text_zh(a: Assignment) -> str:
+    """intro_text in Chinese (coursekit/glossary_zh.json's terms)."""
+    functions = "、".join(f"`{name}`" for name in student_functions(a))
+    number = ASSIGNMENTS.index(a) + 1
+    check = check_sentence(a, language="zh-CN")
+    return f"""# {number}. {a.title_zh}
+
+{a.intro_zh}
+
+{lecture_sentence(a, language="zh-CN")}
+测试失败时请重读它（每条失败都会指明对应的小节）。
+
+**你要构建的是 minigrad 本身的一部分。** 你在这里编写的函数（{functions}）正是 minigrad
+做出这些决定的地方：引擎每次都会调用它们。它们位于 `minigrad/seams/{a.name}.py`
+（`minigrad.seams.{a.name}.__file__` 会告诉你它在哪里）；请到那里阅读它们周围的引擎代码，
+这里没有粘贴任何引擎代码。在标有 `# YOUR CODE HERE` 的单元格里编写每个函数（替换掉
+`raise NotImplementedError()`），保持函数名和参数不变，然后运行把它们绑定到引擎中的那个
+单元格（`minigrad.seams.use(...)`）。还没写好的函数只会让需要它的那些运算停下，并给出
+一条指明其所属作业的消息。
+
+**如何检查。** 每个测试单元格检查课程的一条规则，并且只为这条规则所涉及的函数打分：你的
+其他函数由引擎自己的版本代替，所以三个函数写对两个，就能拿到这两个函数所对应规则的分数。
+你现在就能运行的（也是 Validate 运行的）：`check_rule(...)`，即针对这条规则、在公开的数值上
+与 PyTorch 2.13 对比的自动评分器场景（一旦有不同，它会指出规则、应重读的讲义小节以及第一处
+差异，并把 PyTorch 的输出和你的输出并排列出），然后是几条断言。作业评分时，隐藏测试会在新的
+随机数值上再次运行同样的场景。只有每个场景都与 PyTorch 完全一致时，一个测试单元格才能得分：
+数值、标志、`grad_fn` 的名字、错误和警告，一字不差。
+
+**你的代码可以导入什么。** 评分时，提交的 notebook 只能导入 Python 标准库、NumPy 和
+minigrad（你正在构建的引擎），别的都不行：评分器在 `torch` 和其他所有包都不存在的环境中运行
+你的单元格，所以导入了它们的答案在那里得 0 分，无论它在这里表现如何，你的反馈也会说明这一点。
+
+想不必等待就看到评分器会给出的反馈，{check}
+（没有 GPU 时它只计算你的 CPU 分数，并显示 "CUDA: not run here (no GPU), not counted"）。"""
+
+
+def grading_table_zh(a: Assignment) -> str:
+    """grading_table in Chinese; the rules' statements stay as autograder/rules.py words them
+    (the checker's own texts are not translated yet)."""
+    rows = [f"| {rule} | {cpu_points(a, rule):g} | {statement(rule)} |" for rule in a.rules]
+    total = sum(cpu_points(a, rule) for rule in a.rules)
+    return "\n".join(
+        [
+            "## 评分",
+            "",
+            f"上面的 CPU 测试单元格共 {total:g} 分：",
+            "",
+            "| 规则 | 分数 | 内容（英文原文） |",
+            "| --- | --- | --- |",
+            *rows,
+            "",
+            f"最后一个单元格在 GPU 上运行同样的场景（{cuda_points(a):g} 分，规则 "
+            f"{', '.join(a.cuda_rules)}）：这时你的引擎的数据存放在 CuPy 数组中。只有 PyTorch "
+            "和你的引擎都能看到 GPU 时它才会运行。没有 GPU 时它显示 "
+            '"CUDA: not run here (no GPU), not counted"，并且能通过 Validate；没有 GPU 的评分器'
+            "不给它任何分数（跳过的检查从来不算通过）。",
+        ]
+    )
 
 
 def grading_table(a: Assignment) -> str:

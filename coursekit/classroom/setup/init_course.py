@@ -6,7 +6,8 @@ students write, lives outside it (default: DIR-exchange beside it, or --exchange
 Writes nbgrader_config.py, copies the assignments of the nbgrader source (solutions/ in a
 clone, carried inside the instructor's package: coursekit.content) to source/ (without the CUDA
 test cells with --cpu-only, so that full marks stay reachable on a course with no GPU),
-and lets nbgrader's generate_assignment fill release/ and the gradebook.
+and lets nbgrader's generate_assignment fill release/ and the gradebook. The source is laid
+out in the class's language (--lang, recorded in COURSE/course_language; coursekit/languages.py).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from coursekit.classroom.course import CONFIG_FILE, Course, check_result, write_
 from coursekit.classroom.intake.roster import import_roster, read_roster
 from coursekit.classroom.runs import ensure_table
 from coursekit.content import folder as content_folder
+from coursekit.languages import LANGUAGE_FILE, checked, write_in_language
 from coursekit.routes import lay_out
 
 COURSE_MODE = 0o700  # source/ holds the solutions, gradebook.db the grades: the instructor's
@@ -92,7 +94,9 @@ def init_course(
     roster: Path | None = None,
     exchange: Path | None = None,
     course_id: str | None = None,
+    language: str | None = None,
 ) -> Course:
+    language = checked(language)  # before anything is made
     dest = Path(dest).resolve()
     course_id = course_id or _plain(dest.name)
     if not course_id or _plain(course_id) != course_id:
@@ -116,14 +120,14 @@ def init_course(
     rows = read_roster(Path(roster)) if roster else []  # a bad roster stops it here
     created = not dest.exists()
     try:
-        return _build(dest, assignments, cpu_only, db_url, rows, exchange, course_id)
+        return _build(dest, assignments, cpu_only, db_url, rows, exchange, course_id, language)
     except BaseException:
         if created:  # all or nothing: a retry never meets half a course
             shutil.rmtree(dest, ignore_errors=True)
         raise
 
 
-def _build(dest, assignments, cpu_only, db_url, rows, exchange, course_id) -> Course:
+def _build(dest, assignments, cpu_only, db_url, rows, exchange, course_id, language) -> Course:
     dest.mkdir(parents=True, exist_ok=True)
     dest.chmod(COURSE_MODE)
     if not exchange.exists():  # an existing one (shared by courses) is its admin's to set
@@ -138,10 +142,12 @@ def _build(dest, assignments, cpu_only, db_url, rows, exchange, course_id) -> Co
             sealed_lines=sealed_config(assignments),
         )
     )
+    (dest / LANGUAGE_FILE).write_text(language + "\n")  # what later commands write in
     for folder in assignments:
         target = dest / "source" / folder.name
         shutil.copytree(folder, target, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
         for path in _notebooks(target):  # its students fetch it: no clone's command or path
+            write_in_language(path, language)
             lay_out(path, "hub")
         if cpu_only:
             for path in _notebooks(target):
