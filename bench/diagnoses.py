@@ -17,7 +17,8 @@ it names such a bug, wrong when it names any other; no diagnosis is neither.
 - held-out bugs (every HOLD_OUT-th bug by name), on the whole catalogue;
 - the single-point mutants of the exercises' reference answers (bench/mutation.py) that lose
   points, graded as the hidden tests grade them (their assignment's scenarios only), against
-  the signatures of all bugs;
+  the signatures of all bugs; a mutant whose very edit a planted bug makes is not held out
+  (its signature saw it on other seeds) and is counted apart;
 - the training bugs on the held-out seeds, on the scenarios they failed on the first training
   seed (their own diagnosis is right).
 """
@@ -239,8 +240,11 @@ class Tally:
         self.failing = self.diagnosable = self.right = self.wrong = 0
         self.wrong_cases: list[str] = []
         self.missed: list[str] = []
+        # the failures whose top diagnosis is not right (none, or another bug's), where they
+        # come from (`place`: file, line, the mutation, the rules that lost points)
+        self.undiagnosed: list[dict] = []
 
-    def add(self, what: str, diagnoses: list[dict], right: set[str]) -> None:
+    def add(self, what: str, diagnoses: list[dict], right: set[str], place=None) -> None:
         self.failing += 1
         self.diagnosable += bool(right)
         top = diagnoses[0]["bug"] if diagnoses else None
@@ -252,10 +256,13 @@ class Tally:
         else:
             self.wrong += 1
             self.wrong_cases.append(f"{what}: named {top}")
+        if place is not None and (top is None or top not in right):
+            self.undiagnosed.append({**place, "diagnosable": bool(right), "named": top})
 
     def merged(self, other: Tally) -> Tally:
         out = Tally()
-        for field in ("failing", "diagnosable", "right", "wrong", "wrong_cases", "missed"):
+        for field in ("failing", "diagnosable", "right", "wrong", "wrong_cases", "missed",
+                      "undiagnosed"):  # fmt: skip
             setattr(out, field, getattr(self, field) + getattr(other, field))
         return out
 
@@ -271,7 +278,24 @@ class Tally:
             "wrong_of_failing": round(self.wrong / self.failing, 3) if self.failing else None,
             "wrong_cases": self.wrong_cases,
             "missed": self.missed,
+            **({"undiagnosed": undiagnosed_counts(self.undiagnosed)} if self.undiagnosed else {}),
         }
+
+
+def undiagnosed_counts(found: list[dict]) -> dict:
+    """The failures no diagnosis names rightly, counted (no diagnosis, or a wrong one; among
+    those without, whether a planted bug makes the same mistake) per file, and listed."""
+    by_file: dict[str, int] = {}
+    for f in found:
+        by_file[f["file"]] = by_file.get(f["file"], 0) + 1
+    return {
+        "count": len(found),
+        "no_diagnosis": sum(f["named"] is None for f in found),
+        "no_planted_bug_alike": sum(f["named"] is None and not f["diagnosable"] for f in found),
+        "named_another_bug": sum(f["named"] is not None for f in found),
+        "by_file": dict(sorted(by_file.items())),
+        "list": found,
+    }
 
 
 def measure_bugs(bugs: dict, found: dict) -> dict:
@@ -354,21 +378,60 @@ def mutant_differences(workers: int | None = None) -> dict:
         return dict(zip(names, pool.map(_mutants_of, names), strict=True))
 
 
-def measure_mutants(bugs: dict, sigs: dict, mutants: dict, found: dict) -> Tally:
+def measure_mutants(bugs: dict, sigs: dict, mutants: dict, found: dict) -> tuple[Tally, Tally]:
     """Each killed mutant: diagnosable when a planted bug makes the same edit (the same
     source, once both are written out by ast) or behaves exactly as the mutant does
-    (`found`: the bugs' differences on MUTANT_SEED); right when the top diagnosis is one."""
+    (`found`: the bugs' differences on MUTANT_SEED); right when the top diagnosis is one.
+    (held out, seen): a mutant whose very edit a planted bug in `sigs` makes was seen, on
+    other seeds, when the signatures were computed: it is not held out."""
     from autograder.diagnoses import diagnose
+    from autograder.scenarios import REGISTRY
+    from coursekit.exercises.assignments import BY_NAME
 
-    edits = _same_edits(bugs)
-    tally = Tally()
-    for found_list in mutants.values():
+    edits, places = _same_edits(bugs), mutant_places()
+    held, seen = Tally(), Tally()
+    for assignment, found_list in mutants.items():
         for what, differences, ran, _ in found_list:
             right = edits.get(what, set()) | same_behaviour(
                 differences, found, MUTANT_SEED, set(ran)
             )
-            tally.add(what, diagnose(_results(ran, differences), sigs), right)
-    return tally
+            # the rules whose test cells lost points (the assignment's own, where any did)
+            lost = {rule for sid in differences for rule in REGISTRY[sid].rules}
+            place = {**places[what], "rules": sorted(lost & set(BY_NAME[assignment].rules) or lost)}
+            tally = seen if edits.get(what, set()) & sigs.keys() else held
+            tally.add(what, diagnose(_results(ran, differences), sigs), right, place)
+    return held, seen
+
+
+def _answer_mutants():
+    """(assignment, function name, its first line in its seam file, its source as written,
+    index, (mutated source, what changed)) for every mutant of every reference answer."""
+    from bench.mutation import mutate
+    from coursekit.edition import _function_spans, graded_functions, seam_source
+    from coursekit.exercises.assignments import ASSIGNMENTS
+
+    for a in ASSIGNMENTS:
+        source = seam_source(a.name)
+        spans = _function_spans(source)
+        for name, function in graded_functions(source).items():
+            index = 0
+            while (mutant := mutate(function, index)) is not None:
+                yield a.name, name, spans[name][0], function, mutant
+                index += 1
+
+
+def mutant_places() -> dict[str, dict]:
+    """Mutant description -> {"file", "line" (in minigrad/), "function", "mutation"}."""
+    out = {}
+    for assignment, name, first, _, (_, what) in _answer_mutants():
+        number, mutation = what.split(": ", 1)
+        out[f"{assignment}: {what}"] = {
+            "file": f"seams/{assignment}.py",
+            "line": first + int(number.removeprefix("line ")),
+            "function": name,
+            "mutation": mutation,
+        }
+    return out
 
 
 def _same_edits(bugs: dict) -> dict[str, set[str]]:
@@ -376,9 +439,6 @@ def _same_edits(bugs: dict) -> dict[str, set[str]]:
     code (a dropped statement is a `pass` in a mutant, nothing in a bug: both ignored)."""
     import ast
 
-    from bench.mutation import mutate
-    from coursekit.edition import graded_functions, seam_source
-    from coursekit.exercises.assignments import ASSIGNMENTS
     from coursekit.exercises.cells import without_markers
     from coursekit.planted import planted_in
 
@@ -389,20 +449,19 @@ def _same_edits(bugs: dict) -> dict[str, set[str]]:
             return None
         return "\n".join(line for line in lines if line.strip() != "pass")
 
+    @cache
+    def planted(assignment: str, function: str) -> dict:
+        original = without_markers(function)
+        out = {}
+        for name, bug in bugs.items():
+            if bug.file == f"seams/{assignment}.py" and bug.text in original + "\n":
+                out.setdefault(written(planted_in(original, bug)), set()).add(name)
+        return out
+
     out: dict[str, set[str]] = {}
-    for a in ASSIGNMENTS:
-        for function in graded_functions(seam_source(a.name)).values():
-            original = without_markers(function)
-            planted = {}
-            for name, bug in bugs.items():
-                if bug.file == f"seams/{a.name}.py" and bug.text in original + "\n":
-                    planted.setdefault(written(planted_in(original, bug)), set()).add(name)
-            index = 0
-            while (mutant := mutate(function, index)) is not None:
-                index += 1
-                source, what = mutant
-                same = planted.get(written(source), set())
-                out.setdefault(f"{a.name}: {what}", set()).update(same)
+    for assignment, _, _, function, (source, what) in _answer_mutants():
+        same = planted(assignment, function).get(written(source), set())
+        out.setdefault(f"{assignment}: {what}", set()).update(same)
     return out
 
 
@@ -442,7 +501,7 @@ def measure(workers: int | None = None, cache: Path | None = None) -> dict:
     )
     measured = measure_bugs(bugs, found)
     observed = _cached(cache, "mutants", lambda: mutant_differences(workers))
-    mutants = measure_mutants(bugs, signatures(bugs, found, TRAIN_SEEDS), observed, found)
+    mutants, seen = measure_mutants(bugs, signatures(bugs, found, TRAIN_SEEDS), observed, found)
     held = measured["unseen"].merged(mutants)
     return {
         "split": {
@@ -455,9 +514,32 @@ def measure(workers: int | None = None, cache: Path | None = None) -> dict:
         "held_out (unseen bugs + mutants)": held.figures(),
         "unseen bugs": measured["unseen"].figures(),
         "mutants": mutants.figures(),
+        "mutants a planted bug makes (not held out)": seen.figures(),
         "training bugs on held-out seeds": measured["seen"].figures(),
+        "killed mutants": mutants.merged(seen).figures(),
         "seconds": round(time.monotonic() - started, 1),
     }
+
+
+def undiagnosed_text(figures: dict) -> str:
+    """The killed mutants no diagnosis names rightly, a line each, then their counts."""
+    found = figures.get("undiagnosed")
+    if not found:
+        return f"every one of the {figures['failing']} killed mutants is diagnosed rightly"
+    lines = [
+        f"{f['file']}:{f['line']} ({f['function']}) {f['mutation']}: lost "
+        f"{', '.join(f['rules'])}; "
+        + (f"named {f['named']}" if f["named"] else "no diagnosis")
+        + ("" if f["diagnosable"] else ", no planted bug alike")
+        for f in found["list"]
+    ]
+    lines.append(
+        f"killed {figures['failing']}, diagnosed rightly {figures['right']}, not: "
+        f"{found['count']} ({found['no_diagnosis']} no diagnosis, of which "
+        f"{found['no_planted_bug_alike']} with no planted bug alike; "
+        f"{found['named_another_bug']} named another bug); by file: {found['by_file']}"
+    )
+    return "\n".join(lines)
 
 
 def run(minigrad=None) -> list[Row]:
@@ -465,6 +547,7 @@ def run(minigrad=None) -> list[Row]:
     figures = measure()
     rows = []
     for case in ("held_out (unseen bugs + mutants)", "unseen bugs", "mutants",
+                 "mutants a planted bug makes (not held out)",
                  "training bugs on held-out seeds"):  # fmt: skip
         f = figures[case]
         right, wrong = f["right_of_diagnosable"], f["wrong_of_failing"]
@@ -494,6 +577,7 @@ def main(argv=None) -> int:
         return 0
     figures = measure(args.workers, args.cache)
     print(json.dumps(figures, indent=1))
+    print(undiagnosed_text(figures["killed mutants"]), file=sys.stderr)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(figures, indent=1))
     return 0

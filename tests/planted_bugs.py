@@ -809,4 +809,233 @@ BUGS = {
         "    if False:\n",
         "t[...] = v writes through a view (CopySlices), where PyTorch copies into t itself.",
     ),
+    # The single-point mistakes among the killed mutants of the exercises' answers that no
+    # diagnosis named (bench/diagnoses.py lists them; issue 34, item 4), made as a student
+    # makes them: a check left out, a condition half written, a line forgotten.
+    "read_grad_warns_for_a_retained_nonleaf": Bug(
+        "L3",
+        "seams/leaf_nodes.py",
+        "    if tensor._grad is None and tensor.grad_fn is not None"
+        " and not tensor._retains_grad:\n",
+        "    if tensor._grad is None and tensor.grad_fn is not None:\n",
+        "reading .grad of a non-leaf that retains its gradient warns before backward(), as if it "
+        "did not retain it.",
+    ),
+    "retain_grad_accepts_a_tensor_without_grad": Bug(
+        "L4",
+        "seams/leaf_nodes.py",
+        "    if not tensor.requires_grad:\n        raise RuntimeError(msg.RETAIN_GRAD_NO_GRAD)\n",
+        "",
+        "retain_grad() of a tensor that does not require grad is accepted instead of refused.",
+    ),
+    "retain_grad_leaves_the_flag_off": Bug(
+        "L4",
+        "seams/leaf_nodes.py",
+        "    tensor._retains_grad = True\n",
+        "",
+        "retain_grad() registers the tensor with its node but leaves .retains_grad False.",
+    ),
+    "retained_grad_replaced": Bug(
+        "L12",
+        "seams/leaf_nodes.py",
+        "        if tensor._grad is not None:\n"
+        "            grad, version = tensor._grad._data + grad, 0\n"
+        "        elif retained:\n",
+        "        if retained:\n",
+        "a retained non-leaf's .grad is replaced by each backward()'s gradient instead of summed.",
+    ),
+    "later_gradients_dropped": Bug(
+        "L8",
+        "seams/leaf_nodes.py",
+        "        tensor._grad._data += grad\n",
+        "",
+        "a leaf's .grad keeps the first backward()'s gradient: later ones add nothing to it.",
+    ),
+    "grad_setter_takes_a_non_tensor": Bug(
+        "L13",
+        "seams/leaf_nodes.py",
+        "        if not isinstance(value, Tensor):\n"
+        "            raise TypeError(msg.GRAD_NOT_TENSOR.format(msg.type_name(value)))\n",
+        "",
+        "t.grad = value does not refuse a value that is not a tensor (TypeError in PyTorch).",
+    ),
+    "grad_setter_takes_the_tensor_itself": Bug(
+        "L13",
+        "seams/leaf_nodes.py",
+        "        if value is tensor:\n            raise RuntimeError(msg.GRAD_SELF)\n",
+        "",
+        "t.grad = t is accepted instead of refused.",
+    ),
+    "grad_setter_takes_another_dtype": Bug(
+        "L13",
+        "seams/leaf_nodes.py",
+        "        if value._dtype is not tensor._dtype:\n",
+        "        if False:\n",
+        "t.grad = g accepts a gradient of another dtype than t's instead of refusing it.",
+    ),
+    "detach_in_place_of_a_view_allowed": Bug(
+        "D2",
+        "seams/detach_numpy.py",
+        "    if tensor._base is not None:\n        raise RuntimeError(msg.DETACH_VIEW_INPLACE)\n",
+        "",
+        "detach_() of a view is carried out instead of refused.",
+    ),
+    "numpy_refused_inside_no_grad": Bug(
+        "D1",
+        "seams/detach_numpy.py",
+        "    if tensor.requires_grad and grad_mode._enabled and not force:\n",
+        "    if tensor.requires_grad and not force:\n",
+        "numpy() of a tensor that requires grad is refused inside no_grad() too, where PyTorch "
+        "returns the array.",
+    ),
+    "from_numpy_takes_negative_strides": Bug(
+        "D3",
+        "seams/detach_numpy.py",
+        "    if any(s < 0 for s in array.strides):\n"
+        "        raise ValueError(msg.NEGATIVE_STRIDES)\n",
+        "",
+        "from_numpy() of an array with negative strides (a[::-1]) is accepted instead of refused.",
+    ),
+    "from_numpy_silent_on_a_read_only_array": Bug(
+        "D3",
+        "seams/detach_numpy.py",
+        "    if not array.flags.writeable:\n"
+        '        warn(msg.NON_WRITABLE_NUMPY, once_key="non-writable-numpy")\n',
+        "",
+        "from_numpy() of a read-only array does not warn that the tensor can write into it.",
+    ),
+    "in_place_through_a_no_grad_view_allowed": Bug(
+        "I3",
+        "seams/inplace_versions.py",
+        "        if tensor._view_flags is not None:\n"
+        "            raise RuntimeError(tensor._view_rebase_message(indirect=False))\n",
+        "",
+        "an in-place write through a view PyTorch won't write through (made under no_grad(), or "
+        "one of several outputs) is allowed.",
+    ),
+    "in_place_on_a_view_of_a_leaf_allowed": Bug(
+        "I3",
+        "seams/inplace_versions.py",
+        "        if tensor.requires_grad and base.grad_fn is None:\n"
+        "            raise RuntimeError(msg.VIEW_OF_LEAF_INPLACE)\n",
+        "",
+        "an in-place change of a view of a leaf that requires grad is allowed.",
+    ),
+    "tensor_of_tensors_without_the_grad_warning": Bug(
+        "R1",
+        "seams/rebuilding_tensors.py",
+        "        return values._scalar(warn_if_grad=True)\n",
+        "        return values._scalar(warn_if_grad=False)\n",
+        "tensor([t0, t1]) of tensors that require grad takes their numbers without PyTorch's "
+        "warning.",
+    ),
+    "tensor_of_a_tensor_shares_memory": Bug(
+        "D3",
+        "seams/rebuilding_tensors.py",
+        "        arr = src._data.astype((dtype or src._dtype).np, copy=True)\n",
+        "        arr = src._data.astype((dtype or src._dtype).np, copy=False)\n",
+        "tensor(t) in t's own dtype shares t's memory instead of copying it.",
+    ),
+    "stack_sizes_left_to_numpy": Bug(
+        "N1",
+        "seams/rebuilding_tensors.py",
+        "        if t._data.shape != shape:\n",
+        "        if False:\n",
+        "stack() of tensors of different shapes is not refused with PyTorch's RuntimeError "
+        "(NumPy's ValueError comes out instead).",
+    ),
+    "stack_backward_along_dim_0": Bug(
+        "R2",
+        "seams/rebuilding_tensors.py",
+        "        grad[lead + (i,)].astype(dt, copy=False) if node is not None else None\n",
+        "        grad[i].astype(dt, copy=False) if node is not None else None\n",
+        "stack's backward takes each input's slice of the gradient along dim 0, whatever dim "
+        "was stacked on.",
+    ),
+    "cat_backward_never_moves_on": Bug(
+        "R2",
+        "seams/rebuilding_tensors.py",
+        "        start += n\n",
+        "",
+        "cat's backward gives every input the first part of the gradient (its start never "
+        "moves on).",
+    ),
+    "cat_backward_along_dim_0": Bug(
+        "R2",
+        "seams/rebuilding_tensors.py",
+        "            out.append(grad[lead + (slice(start, start + n),)].astype(dt, copy=False))\n",
+        "            out.append(grad[start : start + n].astype(dt, copy=False))\n",
+        "cat's backward cuts the gradient along dim 0, whatever dim was joined on.",
+    ),
+    "cat_takes_a_0d_tensor": Bug(
+        "R2",
+        "seams/rebuilding_tensors.py",
+        "    for i, t in enumerate(tensors):\n"
+        "        if t._data.ndim == 0:\n"
+        "            raise RuntimeError(msg.CAT_ZERO_DIM.format(i))\n",
+        "",
+        "cat() of a 0-d tensor is not refused with PyTorch's message.",
+    ),
+    "cat_ranks_left_to_numpy": Bug(
+        "N1",
+        "seams/rebuilding_tensors.py",
+        "        if len(shape) != len(first):\n"
+        "            raise RuntimeError(msg.cat_ndim(len(first), len(shape)))\n",
+        "",
+        "cat() of tensors with different numbers of dimensions is not refused with PyTorch's "
+        "RuntimeError (NumPy's ValueError comes out instead).",
+    ),
+    "cat_sizes_compared_along_dim": Bug(
+        "R2",
+        "seams/rebuilding_tensors.py",
+        "            if k != d and want != got:\n",
+        "            if want != got:\n",
+        "cat() refuses inputs whose sizes differ along the joined dim, the one that may differ.",
+    ),
+    "cat_cuts_graph": Bug(
+        "R2",
+        "seams/rebuilding_tensors.py",
+        "    if needs_grad(*tensors) and dtype.is_floating_point:\n"
+        "        out._grad_fn = CatBackward0(\n"
+        "            tuple(t._edge() for t in tensors), d, [meta(t) for t in tensors]\n"
+        "        )\n",
+        "",
+        "cat() returns a tensor cut from its inputs' graph (no CatBackward0).",
+    ),
+    "setitem_without_return": Bug(
+        "R3",
+        "seams/rebuilding_tensors.py",
+        "        copy_(region, value)\n        return\n",
+        "        copy_(region, value)\n",
+        "x[i] = v with a basic index writes through the view, then again as an advanced index "
+        "(a forgotten return): IndexPutBackward0 instead of CopySlices.",
+    ),
+    "index_put_not_recorded": Bug(
+        "R3",
+        "seams/rebuilding_tensors.py",
+        "        if needs_grad(old, value_t):\n"
+        "            value_meta = meta(value_t) if value_t is not None else None\n"
+        "            out._grad_fn = IndexPutBackward0((old._edge(), edge(value_t)), index,"
+        " value_meta)\n",
+        "",
+        "x[idx] = v with an index tensor or list is not recorded (no IndexPutBackward0).",
+    ),
+    "to_compares_only_the_device": Bug(
+        "V1",
+        "seams/devices.py",
+        "    if device == tensor._device and dtype is tensor._dtype and not copy:\n"
+        "        return tensor\n"
+        "    return to_copy(",
+        "    if device == tensor._device and not copy:\n        return tensor\n    return to_copy(",
+        ".to(dtype) and .float() return the tensor itself whenever the device stays, whatever "
+        "the dtype.",
+    ),
+    "to_copy_records_integer_copies": Bug(
+        "V1",
+        "seams/devices.py",
+        "    if needs_grad(tensor) and dtype.is_floating_point:\n",
+        "    if needs_grad(tensor):\n",
+        "a copy to an integer or bool dtype of a tensor that requires grad is recorded "
+        "(ToCopyBackward0) instead of being a leaf.",
+    ),
 }

@@ -104,3 +104,39 @@ def test_validate_and_check_say_what_the_mistake_looks_like():
     looks_like = f"This looks like: {bug.why} (rule {bug.rule})"
     assert looks_like in verdict(report, [bug.rule])
     assert looks_like in str(report) and html.escape(looks_like) in report._repr_html_()
+
+
+def test_the_mutant_tally_places_each_mutant_on_its_line_in_its_seam_file():
+    """bench.diagnoses lists the killed mutants no diagnosis names by file and line: each
+    line is inside its function's solution region, and a mutant of a condition is on the
+    line that holds it."""
+    from bench.diagnoses import mutant_places
+    from coursekit.edition import SEAMS
+
+    places = mutant_places()
+    assert places
+    for what, place in places.items():
+        lines = (SEAMS.parent / place["file"]).read_text().splitlines()
+        above = lines[: place["line"] - 1]
+        assert "### BEGIN SOLUTION" in next(x for x in reversed(above) if "SOLUTION" in x), what
+        assert next(x for x in reversed(above) if x.startswith("def ")).startswith(
+            f"def {place['function']}("
+        ), what
+    negated = next(p for p in places.values() if p["mutation"].startswith("negate in `if value"))
+    line = (SEAMS.parent / negated["file"]).read_text().splitlines()[negated["line"] - 1]
+    assert line.strip().startswith("if value") and negated["function"] == "set_grad"
+
+
+def test_the_tally_lists_the_failures_no_diagnosis_names_rightly():
+    from bench.diagnoses import Tally
+
+    tally = Tally()
+    place = {"file": "seams/x.py", "line": 3, "function": "f", "mutation": "m", "rules": ["L8"]}
+    tally.add("named rightly", [{"bug": "a"}], {"a"}, place)
+    tally.add("named wrongly", [{"bug": "b"}], {"a"}, place)
+    tally.add("no planted bug alike", [], set(), place)
+    figures = tally.figures()
+    assert (figures["right"], figures["wrong"], figures["diagnosable"]) == (1, 1, 2)
+    found = figures["undiagnosed"]
+    assert (found["count"], found["no_diagnosis"], found["no_planted_bug_alike"]) == (2, 1, 1)
+    assert [(f["named"], f["diagnosable"]) for f in found["list"]] == [("b", True), (None, False)]

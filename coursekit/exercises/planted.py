@@ -56,6 +56,16 @@ BUGS = {
             "        if False:\n",
             "the .grad setter takes a gradient of another shape.",
         ),
+        Bug(
+            "L3",
+            "seams/leaf_nodes.py",
+            "    if tensor._grad is None and tensor.grad_fn is not None"
+            " and not tensor._retains_grad:\n"
+            "        warn(msg.NONLEAF_GRAD_ACCESS)\n",
+            "",
+            "reading .grad of a non-leaf that does not retain it gives None without PyTorch's "
+            "warning.",
+        ),
     ],
     "detach_numpy": [
         Bug(
