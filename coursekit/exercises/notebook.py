@@ -289,8 +289,7 @@ minigrad（你正在构建的引擎），别的都不行：评分器在 `torch` 
 def grading_table_zh(a: Assignment) -> str:
     """grading_table in Chinese; the rules' statements stay as autograder/rules.py words them
     (the checker's own texts are not translated yet)."""
-    rows = [f"| {rule} | {cpu_points(a, rule):g} | {statement(rule)} |" for rule in a.rules]
-    total = sum(cpu_points(a, rule) for rule in a.rules)
+    rows, total = _rule_rows(a)
     return "\n".join(
         [
             "## 评分",
@@ -310,9 +309,15 @@ def grading_table_zh(a: Assignment) -> str:
     )
 
 
-def grading_table(a: Assignment) -> str:
+def _rule_rows(a: Assignment) -> tuple[list[str], float]:
+    """The grading table's rows (rule, CPU points, statement) and their total, in either
+    language."""
     rows = [f"| {rule} | {cpu_points(a, rule):g} | {statement(rule)} |" for rule in a.rules]
-    total = sum(cpu_points(a, rule) for rule in a.rules)
+    return rows, sum(cpu_points(a, rule) for rule in a.rules)
+
+
+def grading_table(a: Assignment) -> str:
+    rows, total = _rule_rows(a)
     return "\n".join(
         [
             "## Grading",
