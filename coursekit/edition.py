@@ -170,8 +170,9 @@ version = "{version}"
 description = "The minigrad course as a class's students get it: no reference answers"
 readme = "README.md"
 requires-python = ">=3.10"
-# minigrad needs NumPy; `check` runs a notebook in a kernel
-dependencies = ["numpy>=1.24", "nbformat", "nbclient", "ipykernel"]
+# minigrad needs NumPy; `check` runs a notebook in a kernel (jsonschema: see the course's
+# pyproject.toml)
+dependencies = ["numpy>=1.24", "nbformat", "nbclient", "ipykernel", "{jsonschema}"]
 
 [project.optional-dependencies]
 torch = ["{torch}"]  # the lectures' PyTorch side and live checks (the course's pin)
@@ -189,18 +190,19 @@ coursekit = ["_content/**/*"]
 """
 
 
-def course_torch_pin() -> str:
-    """The PyTorch requirement of this package's `course` extra, read from its installed
-    metadata, so that pyproject.toml stays the one place the pin is written."""
+def course_requirement(name: str) -> str:
+    """The requirement on `name` of this package's `course` extra (the torch pin, the
+    jsonschema bound), read from its installed metadata, so that pyproject.toml stays the one
+    place each is written."""
     from importlib.metadata import requires
 
     from packaging.requirements import Requirement
 
     for text in requires("minigrad-course") or ():
         req = Requirement(text)
-        if req.name == "torch" and req.marker and req.marker.evaluate({"extra": "course"}):
+        if req.name == name and req.marker and req.marker.evaluate({"extra": "course"}):
             return f"{req.name}{req.specifier}"
-    raise RuntimeError("minigrad-course's metadata names no torch for its `course` extra")
+    raise RuntimeError(f"minigrad-course's metadata names no {name} for its `course` extra")
 
 
 def write_student_distribution(dest: Path) -> Path:
@@ -227,7 +229,11 @@ def write_student_distribution(dest: Path) -> Path:
         shutil.copy2(content.PACKAGE / module, dest / "coursekit" / module)
     content.carry(content.STUDENT, dest / "coursekit" / "_content")
     version = getattr(minigrad, "__version__", "0")
-    project = STUDENT_PROJECT.format(version=version, torch=course_torch_pin())
+    project = STUDENT_PROJECT.format(
+        version=version,
+        torch=course_requirement("torch"),
+        jsonschema=course_requirement("jsonschema"),
+    )
     (dest / "pyproject.toml").write_text(project)
     (dest / "README.md").write_text(STUDENT_README)
     return dest
