@@ -1,10 +1,12 @@
 """The exercises, graded through real nbgrader (issue 5).
 
 Per assignment, one temporary nbgrader course (shared by that assignment's tests, which run
-on one xdist worker) releases the assignment and autogrades four submissions: the reference
-answer, the untouched stub, and two answers each carrying one typical student bug. Planted
-bugs are edits of the reference answer; each must cost exactly the points of the test cell
-of the rule it breaks, with feedback naming that rule.
+on one xdist worker) releases the assignment and autogrades, in nbgrader's kernel, the
+reference answer and the untouched stub (leaf_nodes also one answer with a planted bug and one
+that sets off NumPy's and PyTorch's warnings). Planted bugs are edits of the reference answer;
+each must cost exactly the points of the test cell of the rule it breaks, with feedback naming
+that rule: one through nbgrader's kernel, every one through the hidden tests' own call, run
+here (the sealed run grades each one too: tests/test_sealed_planted.py).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from coursekit.exercises.planted import BUGS, WARNING_PREAMBLE, answered
 from coursekit.exercises.release import EXERCISES, REPO, SOLUTIONS, Course, release
 
 NO_GPU = "not run: no GPU on the grader"
+KERNEL_BUG = ("leaf_nodes", "L8")  # the planted bug also graded in nbgrader's kernel
 
 
 def gpu_present() -> bool:
@@ -50,9 +53,9 @@ class Graded:
             "reference": answered(self.released, name),
             "stub": self.released.read_text(),
         }
-        for bug in BUGS[name]:
+        if name == KERNEL_BUG[0]:
+            bug = next(b for b in BUGS[name] if b.rule == KERNEL_BUG[1])
             submissions[f"bug_{bug.rule}"] = answered(self.released, name, bug)
-        if name == "leaf_nodes":
             submissions["warnings"] = answered(self.released, name, preamble=WARNING_PREAMBLE)
         for student, text in submissions.items():
             self.course.submit(name, student, text)
@@ -196,16 +199,37 @@ def test_released_stub_scores_zero(graded, name):
     assert all(score == 0 for score, _ in scores.values()), scores
 
 
-@per_assignment()
-def test_each_planted_bug_loses_exactly_its_rule(graded, name):
+@per_assignment([KERNEL_BUG[0]])
+def test_a_planted_bug_loses_exactly_its_rule_in_nbgraders_kernel(graded, name):
     g = graded(name)
     reference = g.scores["reference"]
-    for rule, *_ in BUGS[name]:
-        scores = g.scores[f"bug_{rule}"]
-        lost = {k: reference[k][0] - scores[k][0] for k in reference if scores[k] != reference[k]}
-        assert lost == {f"test_{rule}": cpu_points(BY_NAME[name], rule)}, (rule, lost)
-        feedback = error_text(g.cell(f"bug_{rule}", f"test_{rule}"))
-        assert f"rule {rule}" in feedback, feedback
+    rule = KERNEL_BUG[1]
+    scores = g.scores[f"bug_{rule}"]
+    lost = {k: reference[k][0] - scores[k][0] for k in reference if scores[k] != reference[k]}
+    assert lost == {f"test_{rule}": cpu_points(BY_NAME[name], rule)}, (rule, lost)
+    feedback = error_text(g.cell(f"bug_{rule}", f"test_{rule}"))
+    assert f"rule {rule}" in feedback, feedback
+
+
+@pytest.mark.parametrize("bug", [pytest.param(b, id=f"{n}.{b.rule}") for n in BUGS
+                                 for b in BUGS[n]])  # fmt: skip
+def test_each_planted_bug_fails_exactly_its_rules_hidden_test(bug):
+    """The hidden test cells' call, `grade(globals(), ASSIGNMENT, [RULE])`, for every rule of
+    the assignment, on the answers with the bug planted: only the bug's rule fails, and its
+    verdict names the rule. On a seed of its own, as grading draws one."""
+    from coursekit.exercises.grading import grade
+    from coursekit.exercises.planted import answer_functions
+
+    name = next(n for n, bugs in BUGS.items() if bug in bugs)
+    answers = answer_functions(name, bug)
+    failed = {}
+    for rule in BY_NAME[name].rules:
+        try:
+            grade(answers, name, [rule], seed=20261128)
+        except AssertionError as verdict:
+            failed[rule] = str(verdict)
+    assert list(failed) == [bug.rule], (bug.why, failed)
+    assert f"rule {bug.rule}" in failed[bug.rule], failed
 
 
 @per_assignment(["leaf_nodes"])
