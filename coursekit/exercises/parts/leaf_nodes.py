@@ -23,7 +23,7 @@ function NAME of minigrad/seams/leaf_nodes.py (signature, docstring, solution ma
 #
 # 每当读取、设置或传递梯度时，minigrad 都会调用四个函数：它们位于 `minigrad/seams/leaf_nodes.py`，你在这里编写它们。张量的原始梯度槽是 `tensor._grad`；叶子节点的 `tensor.grad_fn` 为 None；`tensor._retains_grad` 表示是否对它调用过 `retain_grad()`。
 #
-# **`read_grad(tensor)`** 就是 `tensor.grad` 返回的东西。一个不保留梯度的非叶子节点在还没有梯度时读取它的 `.grad`，是经典的错误：PyTorch 返回 None，*并且*发出警告，文本为 `msg.NONLEAF_GRAD_ACCESS`（请使用 `warn(...)`，它让警告指向用户的那一行代码）。
+# **`read_grad(tensor)`** 就是 `tensor.grad` 返回的东西。读取一个不保留梯度、也还没有梯度的非叶子节点的 `.grad`，是经典的错误：PyTorch 返回 None，*并且*发出警告，文本为 `msg.NONLEAF_GRAD_ACCESS`（请使用 `warn(...)`，它让警告指向用户的那一行代码）。
 
 # %% [seam] read_grad
 
