@@ -47,7 +47,7 @@ function NAME of minigrad/seams/inplace_versions.py (signature, docstring, solut
 #
 # 为其反向计算保存了一个张量的节点（`y = x ** 2` 保存 `x`），在一个 `Saved` 中保留数组、计数器以及
 # 保存时计数器的值。反向传播时，它向 `unpack_saved` 要这个数组；此后被修改过的张量会被拒绝，给出
-# PyTorch 最著名的那条消息，其文本由 `version_error` 组成。
+# PyTorch 最著名的那条消息，其文本由 `version_error` 生成。
 
 # %% [seam] unpack_saved
 
@@ -78,8 +78,8 @@ function NAME of minigrad/seams/inplace_versions.py (signature, docstring, solut
 # %% [zh-CN]
 # 在一次原地写入发生之前拒绝它：自动微分会把这次写入记录到一个它必须保持不变的张量中（PyTorch
 # 的 check_inplace；引擎只在梯度模式开启、且有东西需要梯度时调用它）。按顺序：
-# - PyTorch 不允许经由其写入的视图（设置了 `_base`）（设置了 `_view_flags`：在 `no_grad()` 下
-#   创建的，或者是多个输出之一）：`tensor._view_rebase_message(indirect=False)`；
+# - 一个视图（设置了 `_base`），而 PyTorch 不允许经由它写入（设置了 `_view_flags`：在
+#   `no_grad()` 下创建的，或者是多个输出之一）：`tensor._view_rebase_message(indirect=False)`；
 # - 一个需要梯度的视图，其基张量没有 `grad_fn`（是叶子节点）：`msg.VIEW_OF_LEAF_INPLACE`；
 # - 一个需要梯度的叶子节点（没有 `grad_fn`）：`msg.LEAF_INPLACE`。
 # 它们都是 `RuntimeError`（I3）。
