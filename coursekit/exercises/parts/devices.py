@@ -18,7 +18,7 @@ function NAME of minigrad/seams/devices.py (signature, docstring, solution marke
 # ## 你的部分：`.to()`
 #
 # `t.to(...)`、`t.cuda()`、`t.cpu()`、`t.float()`、`t.double()` 和 `model.to(...)` 在把参数读成一个
-# 设备（`tensor._device` 的那一类）、一个 dtype（`tensor._dtype` 的那一类）和一个 `copy` 标志之后，
+# 设备（与 `tensor._device` 同类的对象）、一个 dtype（与 `tensor._dtype` 同类的对象）和一个 `copy` 标志之后，
 # 最终都落到 `minigrad/seams/devices.py` 中的一个函数上：**`to(tensor, device, dtype, copy)`**。
 # 没有什么要改变，就意味着根本不复制：返回的正是同一个张量。
 
