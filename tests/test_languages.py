@@ -180,6 +180,26 @@ def test_code_formulas_and_links_stay_as_they_are():
         assert kept(chinese) == kept(english), where
 
 
+def _markdown_shape(text: str) -> dict:
+    """What Markdown makes of a cell, less its words: headings, list items, table rows, and
+    the bold and italic marks outside code and formulas."""
+    marks = re.sub(r"`[^`]*`|\$[^$]*\$|^\s*(?:[-*+]|\d+\.) ", " ", text, flags=re.M)
+    return {
+        "headings": re.findall(r"^#+(?= )", text, re.M),
+        "list items": len(re.findall(r"^\s*(?:[-*+]|\d+\.) ", text, re.M)),
+        "table rows": len(re.findall(r"^\s*\|", text, re.M)),
+        "bold": marks.count("**"),
+        "italic": marks.count("*") - 2 * marks.count("**"),
+    }
+
+
+def test_the_chinese_keeps_the_markdown_of_the_english():
+    """A translation changes the words, not the cell's structure or its stresses: an emphasis
+    lost on the way is part of the meaning lost ("converts each parameter *in place*")."""
+    for where, english, chinese in _translated_cells():
+        assert _markdown_shape(chinese) == _markdown_shape(english), where
+
+
 def _run(*argv) -> tuple[int, str]:
     out = io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
