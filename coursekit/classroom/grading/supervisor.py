@@ -40,6 +40,7 @@ import traceback
 import weakref
 from collections import deque
 from dataclasses import dataclass
+from multiprocessing import forkserver
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
 
@@ -137,10 +138,7 @@ class WorkerPool:
     def __init__(self):
         # a daemonic process may start processes, but not through multiprocessing
         self._fresh = multiprocessing.current_process().daemon
-        self._context = multiprocessing.get_context("forkserver")
-        self._context.set_forkserver_preload(PRELOAD)
-        if not self._fresh:
-            _end_fork_server_at_exit()
+        self._context = _fork_server_context()
         self._idle: list[_Worker] = []
         self._lock = threading.Lock()
         _remove_stale_stages()
@@ -243,6 +241,22 @@ def serve_inherited() -> None:
            parent=arguments["parent"])  # fmt: skip
 
 
+def start_fork_server() -> None:
+    """Start the fork server now (where this process may start one), so that its imports
+    (seconds: torch, nbgrader) go on while this process does its own work before grading."""
+    if not multiprocessing.current_process().daemon:
+        _fork_server_context()
+        forkserver.ensure_running()
+
+
+def _fork_server_context():
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(PRELOAD)
+    if not multiprocessing.current_process().daemon:
+        _end_fork_server_at_exit()
+    return context
+
+
 @functools.cache
 def _end_fork_server_at_exit() -> None:
     """Once per process: the fork server ends with it. Left to end by itself, it would tear
@@ -253,8 +267,6 @@ def _end_fork_server_at_exit() -> None:
 
 
 def _end_fork_server(owner: int) -> None:
-    from multiprocessing import forkserver
-
     if os.getpid() != owner:  # a fork of this process that exits: the server is not its own
         return
 
