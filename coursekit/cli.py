@@ -440,6 +440,10 @@ def _collect(course, args) -> int:
 
 
 def _grade(course, args) -> int:
+    if not args.scheduler:  # graded here: the grading processes' imports start meanwhile
+        from coursekit.classroom.grading.supervisor import start_fork_server
+
+        start_fork_server()
     from coursekit.classroom.grading.grade import grade_class, hand_back, sealing_notice
     from coursekit.classroom.grading.supervisor import Limits
     from coursekit.classroom.grading.time_limits import SealedTimes

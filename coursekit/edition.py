@@ -118,9 +118,17 @@ def build_engine(dest: Path, stubs: dict[str, list[str] | None] | None = None,
     """Copy minigrad into dest/minigrad with the graded functions of `stubs` (assignment ->
     names, None for all of them; `stubs` None: every graded function of every assignment)
     replaced by stubs. sourceless: the seam modules are staged as bytecode only."""
-    stubs = {a: None for a in ASSIGNMENTS} if stubs is None else stubs
     package = Path(dest) / "minigrad"
     shutil.copytree(ENGINE, package, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    write_seams(package, stubs, sourceless)
+    return package
+
+
+def write_seams(package: Path, stubs: dict[str, list[str] | None] | None = None,
+                sourceless: bool = False) -> None:  # fmt: skip
+    """The graded functions' modules of the minigrad at `package`, each written afresh: the
+    functions of `stubs` stubs, the others their reference answers (as build_engine)."""
+    stubs = {a: None for a in ASSIGNMENTS} if stubs is None else stubs
     for assignment in ASSIGNMENTS:
         path = package / "seams" / f"{assignment}.py"
         source = seam_source(assignment)
@@ -131,7 +139,6 @@ def build_engine(dest: Path, stubs: dict[str, list[str] | None] | None = None,
             # a .pyc beside the module's name is imported without its source (PEP 3147 legacy)
             py_compile.compile(str(path), cfile=str(path.with_suffix(".pyc")), doraise=True)
             path.unlink()
-    return package
 
 
 # The students' distribution's own README: what a student needs, on this route only.

@@ -50,8 +50,9 @@ def _wait_for_runs(job, runs: int) -> None:
 
 
 def which_process(job) -> dict:
-    """Which grading process graded the job, and the folder it staged for sealed runs;
-    the student "dies" kills that process mid-job, "sleeps" outlives any wall limit."""
+    """Which grading process graded the job (and the process it was started from), and the
+    folder it staged for sealed runs; the student "dies" kills that process mid-job, "sleeps"
+    outlives any wall limit."""
     import time
 
     from coursekit.sealed.sandbox import staged_root
@@ -61,7 +62,7 @@ def which_process(job) -> dict:
         os.kill(os.getpid(), signal.SIGKILL)
     if job.student == "sleeps":
         time.sleep(600)
-    return {"student": job.student, "pid": os.getpid(), "staged": staged}
+    return {"student": job.student, "pid": os.getpid(), "parent": os.getppid(), "staged": staged}
 
 
 def leaves_processes(job) -> dict:

@@ -4,6 +4,7 @@ the folder workers stage sealed files in goes with the pool, killed workers' inc
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -103,6 +104,31 @@ def test_a_pool_removes_the_folders_of_pools_whose_process_was_killed(tmp_path, 
         assert Path(pool._stage).parent == tmp_path
     finally:
         pool.close()
+
+
+def test_the_fork_server_ends_with_the_process_that_graded(tmp_path):
+    """Left to end by itself, the fork server tears down the interpreter it imported torch
+    and nbgrader into, seconds after the `grade` that started it is done, holding that
+    command's stdout and stderr open: whoever reads them waits. It ends with that process."""
+    import subprocess
+    import sys
+
+    from fake_graders import running
+
+    script = (
+        "import json, sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]); "
+        "from test_supervisor import GRADER, jobs; "
+        "from coursekit.classroom.grading.supervisor import Limits, run_jobs; "
+        "tmp = Path(sys.argv[2]); "
+        "[(_, result, _)] = run_jobs(jobs(tmp, 'a'), 1, Limits(), GRADER, tmp / 'l'); "
+        "(tmp / 'graded.json').write_text(json.dumps(result))"
+    )
+    here = str(Path(__file__).resolve().parent)
+    subprocess.run([sys.executable, "-c", script, here, str(tmp_path)], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=600)  # fmt: skip
+    graded = json.loads((tmp_path / "graded.json").read_text())
+    assert graded["pid"] != graded["parent"]  # a worker, forked from the server
+    assert not running(graded["parent"])
 
 
 def _grade_as_a_daemon(tmp_path: Path, answers) -> None:

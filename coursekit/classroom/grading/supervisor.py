@@ -19,8 +19,10 @@ both started afresh for each submission, and both ended before the worker takes 
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import ctypes
+import functools
 import importlib
 import json
 import multiprocessing
@@ -38,6 +40,7 @@ import traceback
 import weakref
 from collections import deque
 from dataclasses import dataclass
+from multiprocessing import forkserver
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
 
@@ -135,8 +138,7 @@ class WorkerPool:
     def __init__(self):
         # a daemonic process may start processes, but not through multiprocessing
         self._fresh = multiprocessing.current_process().daemon
-        self._context = multiprocessing.get_context("forkserver")
-        self._context.set_forkserver_preload(PRELOAD)
+        self._context = _fork_server_context()
         self._idle: list[_Worker] = []
         self._lock = threading.Lock()
         _remove_stale_stages()
@@ -237,6 +239,44 @@ def serve_inherited() -> None:
     conn.send_bytes(b"ready")
     _serve(conn, arguments["memory_mb"], arguments["stage"],
            parent=arguments["parent"])  # fmt: skip
+
+
+def start_fork_server() -> None:
+    """Start the fork server now (where this process may start one), so that its imports
+    (seconds: torch, nbgrader) go on while this process does its own work before grading."""
+    if not multiprocessing.current_process().daemon:
+        _fork_server_context()
+        forkserver.ensure_running()
+
+
+def _fork_server_context():
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(PRELOAD)
+    if not multiprocessing.current_process().daemon:
+        _end_fork_server_at_exit()
+    return context
+
+
+@functools.cache
+def _end_fork_server_at_exit() -> None:
+    """Once per process: the fork server ends with it. Left to end by itself, it would tear
+    down the interpreter it imported torch and nbgrader into (seconds of CPU) with this
+    process's stdout and stderr still open: whoever reads them (`grade | tee`, a script, a
+    notebook's `!`) would wait for that after the command is done."""
+    atexit.register(_end_fork_server, os.getpid())
+
+
+def _end_fork_server(owner: int) -> None:
+    if os.getpid() != owner:  # a fork of this process that exits: the server is not its own
+        return
+
+    # multiprocessing keeps the pid of the server it started here, and says it nowhere else
+    pid = getattr(getattr(forkserver, "_forkserver", None), "_forkserver_pid", None)
+    if pid is None:
+        return
+    with contextlib.suppress(OSError):  # already gone
+        os.kill(pid, signal.SIGKILL)  # its workers are retired: it holds nothing to save
+        os.waitpid(pid, 0)
 
 
 def _remove_stale_stages() -> None:
