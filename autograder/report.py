@@ -12,9 +12,10 @@ from pathlib import Path
 
 from autograder import graph_diff
 from autograder.diagnoses import diagnose, sentence
+from autograder.i18n import N_, _, language
 from autograder.rules import statement
 
-NOT_RUN_NO_GPU = "not run: no GPU on the grader"
+NOT_RUN_NO_GPU = N_("not run: no GPU on the grader")  # shown through _()
 # Differences listed per failing scenario: the first ones are what a student acts on; the
 # rest mostly repeat them further down the same run (and would fill a feedback page).
 SHOWN_DIFFERENCES = 3
@@ -56,8 +57,10 @@ class ScenarioResult:
             lines.append(f"  ... and {hidden} more differences, often following from the first")
         if rules:
             for rule in self.rules:
-                lines.append(f"  rule {rule}: {statement(rule)}")
-            lines.append(f"  reread: {lecture_section(self.lecture)}")
+                lines.append(
+                    _("  rule {rule}: {statement}").format(rule=rule, statement=_(statement(rule)))
+                )
+            lines.append(_("  reread: {section}").format(section=lecture_section(self.lecture)))
         return lines
 
 
@@ -149,8 +152,10 @@ class Report:
         if self.failures:  # each rule once, with the section that teaches it
             lines.append("")
             for rule, where in self._failed_rules().items():
-                lines.append(f"rule {rule}: {statement(rule)}")
-                lines.append(f"  reread: {lecture_section(where)}")
+                lines.append(
+                    _("rule {rule}: {statement}").format(rule=rule, statement=_(statement(rule)))
+                )
+                lines.append(_("  reread: {section}").format(section=lecture_section(where)))
         for waiting in self.waiting:
             lines.append("")
             lines.append(f"[{waiting.id}] waiting for {waiting.waiting_for}: {waiting.note}")
@@ -217,7 +222,9 @@ def lecture_section(reference: str, here: Path | None = None) -> str:
     title, href = lecture_link(reference, here)
     name = reference.partition("#")[0].rsplit("/", 1)[-1].removesuffix(".ipynb")
     where = f" ({href})" if href else ""
-    return f'section "{title}" of lecture {name}{where}' if title else f"lecture {name}{where}"
+    if title:
+        return _('section "{title}" of lecture {name}').format(title=title, name=name) + where
+    return _("lecture {name}").format(name=name) + where
 
 
 def lecture_link(reference: str, here: Path | None = None) -> tuple[str, str]:
@@ -228,20 +235,22 @@ def lecture_link(reference: str, here: Path | None = None) -> tuple[str, str]:
     here = Path.cwd() if here is None else Path(here)
     found = _lecture_above(here, name)
     source = found or _installed_lecture(name)
-    title = _heading(str(source), anchor) if source and anchor else ""
+    title = _heading(str(source), anchor, language()) if source and anchor else ""
     if found is None:
         return title or anchor, ""
     href = os.path.relpath(found, here).replace(os.sep, "/")
     return title or anchor, f"{href}#{anchor}" if anchor else href
 
 
-# a clone's lectures are in course/, a `minigrad-course start` copy's in lectures/
+# a clone's lectures are in course/, a `minigrad-course start` copy's in lectures/; a clone's
+# in another language (`make lab COURSE_LANG=zh-CN`) in course-zh-CN/, looked for first there
 LECTURE_FOLDERS = ("course", "lectures")
 
 
 def _lecture_above(here: Path, name: str) -> Path | None:
+    own = () if language() == "en" else (f"course-{language()}",)
     for folder in (here, *here.parents[:3]):
-        for sub in LECTURE_FOLDERS:
+        for sub in (*own, *LECTURE_FOLDERS):
             if (folder / sub / name).is_file():
                 return folder / sub / name
     return None
@@ -263,9 +272,10 @@ _ANCHOR = re.compile(r'<a\s+(?:id|name)="([^"]+)"\s*>\s*</a>\s*\n?\s*#+\s*(.+)')
 
 
 @lru_cache(maxsize=32)
-def _heading(notebook: str, anchor: str) -> str:
+def _heading(notebook: str, anchor: str, language: str = "en") -> str:
     """The text of the heading under `<a id="anchor"></a>` in a lecture notebook, as it reads
-    (Markdown's code marks and maths dollars removed); "" when there is none."""
+    (Markdown's code marks and maths dollars removed), in `language` where the cell keeps its
+    twin in that language (coursekit/languages.py); "" when there is none."""
     try:
         cells = json.loads(Path(notebook).read_text()).get("cells", [])
     except (OSError, ValueError):
@@ -273,7 +283,7 @@ def _heading(notebook: str, anchor: str) -> str:
     for cell in cells:
         if cell.get("cell_type") != "markdown":
             continue
-        text = cell.get("source", "")
+        text = cell.get("metadata", {}).get(language) or cell.get("source", "")
         text = "".join(text) if isinstance(text, list) else text
         for found, heading in _ANCHOR.findall(text):
             if found == anchor:
