@@ -111,3 +111,97 @@ def test_a_notebook_made_in_chinese_says_so_and_a_strange_one_is_english():
     for metadata in ({"course_language": "fr"}, {"course_language": ["zh-CN"]}, []):
         assert notebook_language({"metadata": metadata}) == "en"
     assert notebook_language([]) == "en"
+
+
+def _check_in(language: str, folder: Path, name: str, bug) -> tuple[int, str]:
+    """`check` (the student's command) of `name` answered with `bug`, the notebook made in
+    `language` as `start --lang` makes it; its exit code and what it printed."""
+    import io
+
+    import nbformat
+
+    from coursekit.exercises.planted import answered
+    from coursekit.exercises.release import EXERCISES
+    from coursekit.exercises.selfcheck import run
+
+    path = folder / language / name / f"{name}.ipynb"
+    path.parent.mkdir(parents=True)
+    path.write_text(answered(EXERCISES / name / f"{name}.ipynb", name, bug))
+    nbformat.write(in_language(nbformat.read(path, as_version=4), language), path)
+    out = io.StringIO()
+    return run(path, out=out, seed=5), out.getvalue()
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("inplace_versions_zh")
+def test_a_failing_check_in_chinese_says_it_in_chinese_with_pytorchs_text_verbatim(
+    tmp_path, monkeypatch
+):
+    """One planted bug (I2: the version error names the wrong node) through `check` on the
+    English notebook and on the Chinese one: the same verdicts and points; the Chinese names
+    the rule, the section (the lecture's Chinese heading) and the verdict in Chinese, and
+    quotes PyTorch's error and the engine's byte for byte as the English does."""
+    from autograder.rules import RULES
+    from coursekit.exercises.planted import BUGS
+
+    monkeypatch.delenv(i18n.OVERRIDE, raising=False)
+    name = "inplace_versions"
+    bug = next(b for b in BUGS[name] if b.rule == "I2")
+    code_en, english = _check_in("en", tmp_path, name, bug)
+    code_zh, chinese = _check_in("zh-CN", tmp_path, name, bug)
+    assert code_en == code_zh == 1
+
+    def table(text):  # grade id -> points earned, out of
+        rows = [line.split() for line in text.splitlines() if line.startswith("test_")]
+        return {row[0]: row[1:4] for row in rows if row[2] == "/"}
+
+    assert table(chinese) == table(english) and table(english)["test_I2"][0] == "0"
+    assert [line for line in english.splitlines() if line.startswith("total")][0].split()[1:] == [
+        line for line in chinese.splitlines() if line.startswith("合计")
+    ][0].split()[1:]
+    assert "未通过：规则 I2" in chinese and "NOT PASSED: rule I2" in english
+    statement_zh = i18n.catalogue("zh-CN").gettext(RULES["I2"])
+    assert statement_zh != RULES["I2"] and f"I2: {statement_zh}" in chinese
+    # the section by the lecture's own Chinese heading (course/04_inplace_versions.ipynb)
+    assert "“保存的张量”" in chinese and '"Saved tensors"' in english
+
+    def quoted(text):  # what PyTorch printed and what the engine printed, labels cut off
+        lines = text.splitlines()
+        i = next(i for i, line in enumerate(lines) if "RuntimeError" in line)
+        label = re.compile(r"^\s*(?:PyTorch|your engine|你的引擎)[:：]\s*")
+        return [label.sub("", line, count=1) for line in lines[i : i + 2]]
+
+    torch_en, engine_en = quoted(english)
+    assert quoted(chinese) == [torch_en, engine_en]
+    assert "modified by an inplace operation" in torch_en and "output 0 of Exp" in torch_en
+    assert not re.search(r"[\u4e00-\u9fff]", torch_en + engine_en)
+
+
+def test_validate_answers_in_the_language_of_the_notebook_beside_it(tmp_path, monkeypatch):
+    """A test cell's visible check (what Validate runs) in the kernel's folder: the notebook
+    there, named after its assignment, was made in Chinese, so the verdict is Chinese; the
+    same answers beside an English notebook, English; the override wins."""
+    import nbformat
+
+    from coursekit.exercises.grading import check_rule
+    from coursekit.exercises.planted import BUGS, answer_functions
+
+    monkeypatch.delenv(i18n.OVERRIDE, raising=False)
+    monkeypatch.chdir(tmp_path)
+    bug = next(bug for bug in BUGS["leaf_nodes"] if bug.rule == "L8")
+    notebook = tmp_path / "leaf_nodes.ipynb"
+
+    def verdict() -> str:
+        with pytest.raises(AssertionError) as failed:
+            check_rule(answer_functions("leaf_nodes", bug), "leaf_nodes", ["L8"])
+        return str(failed.value)
+
+    assert verdict().startswith("NOT PASSED: rule L8\n")  # no notebook here
+    nbformat.write(in_language(nbformat.v4.new_notebook(), "zh-CN"), notebook)
+    chinese = verdict()
+    assert chinese.startswith("未通过：规则 L8\n") and "请重读" in chinese
+    monkeypatch.setenv(i18n.OVERRIDE, "en")
+    assert verdict().startswith("NOT PASSED: rule L8\n")
+    monkeypatch.delenv(i18n.OVERRIDE)
+    nbformat.write(nbformat.v4.new_notebook(), notebook)
+    assert verdict().startswith("NOT PASSED: rule L8\n")

@@ -35,7 +35,7 @@ from autograder.rules import statement
 from autograder.scenarios import select
 from coursekit.exercises.assignments import BY_NAME
 from coursekit.feedback_graphs import show_graph
-from coursekit.i18n import N_, _, ngettext, speaking
+from coursekit.i18n import N_, _, columns, ngettext, padded, speaking
 from coursekit.languages import notebook_language
 from minigrad import _warnings, seams
 
@@ -429,8 +429,8 @@ def side_by_side(reference: str, engine: str) -> list[str]:
     """PyTorch's text and the engine's, one under the other, each as it was printed (never
     translated: they are what the student meets), under labels in the reader's language."""
     labels = [_("PyTorch:"), _("your engine:")]
-    width = max(len(label) for label in labels) + 1
-    return [f"  {labels[0]:<{width}}{reference}", f"  {labels[1]:<{width}}{engine}"]
+    width = max(columns(label) for label in labels) + 1
+    return [f"  {padded(labels[0], width)}{reference}", f"  {padded(labels[1], width)}{engine}"]
 
 
 def grade(namespace: dict, assignment: str, rules, device: str = "cpu", seed=None) -> None:

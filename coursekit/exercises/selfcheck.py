@@ -38,7 +38,7 @@ from coursekit.exercises.grading import (
     until,
 )
 from coursekit.feedback_graphs import graph_line
-from coursekit.i18n import _, speaking
+from coursekit.i18n import _, padded, speaking
 from coursekit.kernel_start import START_ATTEMPTS, never_started
 from coursekit.languages import notebook_language
 
@@ -191,7 +191,7 @@ def summary(path: Path, cells: list[dict], hidden: dict, verbose=False) -> tuple
             lines.append(f"    {result['graph']}")
         if verbose and result.get("report"):
             lines += ["    " + line for line in result["report"].splitlines()]
-    total = _("total").ljust(24) + f" {earned:>4g} / {possible:<4g}"
+    total = padded(_("total"), 24) + f" {earned:>4g} / {possible:<4g}"
     if unconfirmed:
         why = until(waiting_on, failing_on, path.stem)
         total += " " + _("confirmed ({points} of them {until})").format(
