@@ -205,3 +205,45 @@ def test_validate_answers_in_the_language_of_the_notebook_beside_it(tmp_path, mo
     monkeypatch.delenv(i18n.OVERRIDE)
     nbformat.write(nbformat.v4.new_notebook(), notebook)
     assert verdict().startswith("NOT PASSED: rule L8\n")
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("leaf_nodes_zh_scores")
+def test_the_same_answers_get_the_same_scores_in_both_languages(tmp_path):
+    """leaf_nodes answered right, with one planted bug, and as released, each in English and
+    as `start --lang zh-CN` / a Chinese class releases it: the instructor's sealed grade gives
+    every test cell the same points in both languages (and the bug costs its rule)."""
+    import nbformat
+
+    from coursekit import sealed
+    from coursekit.exercises.grading import PUBLIC_SEED
+    from coursekit.exercises.planted import BUGS, answered
+    from coursekit.exercises.release import EXERCISES, SOLUTIONS
+
+    name = "leaf_nodes"
+    released = EXERCISES / name / f"{name}.ipynb"
+    bug = next(b for b in BUGS[name] if b.rule == "L8")
+    texts = {
+        "reference": answered(released, name),
+        "bug": answered(released, name, bug),
+        "stub": released.read_text(),
+    }
+    contract = sealed.Contract.from_notebook(SOLUTIONS / name / f"{name}.ipynb")
+    generous = sealed.Limits(wall_s=900, cpu_s=600, cell_s=300, scenario_s=120)
+    points = {}
+    for language in ("en", "zh-CN"):
+        for student, text in texts.items():
+            nb = in_language(nbformat.reads(text, as_version=4), language)
+            if language != "en":  # the Chinese docstrings are there, the code is the same
+                assert nbformat.writes(nb) != text
+            path = tmp_path / language / student / f"{name}.ipynb"
+            path.parent.mkdir(parents=True)
+            nbformat.write(nb, path)
+            result = sealed.grade_notebook(contract, path, seed=PUBLIC_SEED, limits=generous)
+            points[language, student] = {k: c.points for k, c in result.cells.items()}
+    for student in texts:
+        assert points["zh-CN", student] == points["en", student] != {}, student
+    reference, wrong = points["en", "reference"], points["en", "bug"]
+    assert wrong["test_L8"] == 0 < reference["test_L8"]
+    assert {k for k in reference if wrong[k] != reference[k]} == {"test_L8"}
+    assert sum(points["en", "stub"].values()) == 0 < sum(reference.values())
