@@ -82,9 +82,9 @@ def test_each_translated_message_uses_the_glossarys_terms(tool):
 def test_each_translation_keeps_its_placeholders(tool):
     """A translation that drops or renames a {placeholder} would raise where it is shown."""
     for english, chinese in _pairs(tool.read("zh-CN")):
-        assert sorted(re.findall(r"\{\w*\}", english)) == sorted(re.findall(r"\{\w*\}", chinese)), (
-            english
-        )
+        placeholder = r"\{\w*\}|%\(\w+\)s"  # str.format's, and jinja2's in the report page
+        found = [sorted(re.findall(placeholder, text)) for text in (english, chinese)]
+        assert found[0] == found[1], english
 
 
 def test_english_by_default_chinese_where_chosen_english_where_untranslated(monkeypatch):
@@ -247,3 +247,44 @@ def test_the_same_answers_get_the_same_scores_in_both_languages(tmp_path):
     assert wrong["test_L8"] == 0 < reference["test_L8"]
     assert {k for k in reference if wrong[k] != reference[k]} == {"test_L8"}
     assert sum(points["en", "stub"].values()) == 0 < sum(reference.values())
+
+
+def _report_data() -> dict:
+    return {
+        "students": ["ann"], "assignments": ["leaf_nodes"], "messages": [("NOT PASSED", 1)],
+        "problems": [], "collect_problems": {}, "missing": {"leaf_nodes": []},
+        "failed_cells": [{"assignment": "leaf_nodes", "cell": "test_L8", "submissions": 1,
+                          "rule": "L8: ..."}],
+        "mistakes": [], "attention": [],
+        "grades": [{"id": "ann", "name": "Ann", "total": "0/3", "sort": 0,
+                    "cells": [{"text": "0/3", "sort": 0, "link": ""}]}],
+    }  # fmt: skip
+
+
+def test_the_class_report_and_feedback_pages_in_the_class_language(tmp_path, monkeypatch):
+    """The report's headings and fixed texts, and a feedback page's own, in Chinese for a
+    class made in Chinese (its course_language file decides, as `init --lang` wrote it)."""
+    from types import SimpleNamespace
+
+    from coursekit.classroom.results import feedback, report
+
+    monkeypatch.delenv(i18n.OVERRIDE, raising=False)
+    english = report._page(_report_data(), [])
+    with speaking("zh-CN"):
+        chinese = report._page(_report_data(), [])
+        not_graded = feedback._not_graded_page("leaf_nodes", "leaf_nodes", 3.0, ["bad.zip"])
+    assert "<h1>Class report</h1>" in english and "1 students, 1 assignments." in english
+    assert "<h1>班级报告</h1>" in chinese and "1 名学生，1 次作业。" in chinese
+    assert "Class report" not in chinese and "<th>规则</th>" in chinese
+    assert "这份提交的问题" in not_graded and "得分：0 / 3" in not_graded
+
+    seen = []
+    monkeypatch.setattr(report, "_write_report", lambda *_: seen.append(i18n.current()))
+    monkeypatch.setattr(feedback, "_pages_for", lambda *_: seen.append(i18n.current()))
+    course = SimpleNamespace(root=tmp_path)
+    report.write_report(course, tmp_path / "report")
+    feedback._feedback_for(str(tmp_path), "", "ann", "leaf_nodes", [], 3.0, [])
+    (tmp_path / "course_language").write_text("zh-CN\n")
+    report.write_report(course, tmp_path / "report")
+    feedback._feedback_for(str(tmp_path), "", "ann", "leaf_nodes", [], 3.0, [])
+    assert seen == ["en", "en", "zh-CN", "zh-CN"]

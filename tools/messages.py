@@ -39,7 +39,8 @@ def collected() -> dict[str, list[tuple[str | tuple[str, str], str]]]:
     for folder in SOURCES:
         for name, line, message, _comments, _context in extract_from_dir(
             ROOT / folder,
-            method_map=[("**.py", "python")],
+            method_map=[("**.py", "python"), ("**.html", "jinja2")],
+            options_map={"**.html": {"extensions": "jinja2.ext.i18n"}},
             keywords=KEYWORDS,
             comment_tags=(),
             strip_comment_tags=True,
