@@ -1,8 +1,11 @@
 """The messages a student reads, through the gettext catalogues (coursekit/i18n.py, issue 35).
 
-Every message the code marks, and every rule's statement, has its zh-CN translation; the
-compiled .mo the package ships is the .po's; each translation uses the glossary's terms; a
-message without a translation is English; the notebook's language chooses, the override wins."""
+Every message the code marks, every rule's statement and every planted bug's explanation has
+its zh-CN translation; the compiled .mo the package ships is the .po's; each translation uses
+the glossary's terms and keeps its placeholders; a message without a translation is English;
+the notebook's language chooses (check, Validate), the class's the report and feedback pages,
+the override wins; a failing check in Chinese quotes PyTorch verbatim; the same answers get
+the same scores in both languages."""
 
 from __future__ import annotations
 
@@ -34,7 +37,7 @@ def tool():
 
 
 @pytest.mark.parametrize("language", TRANSLATIONS)
-def test_every_message_the_code_marks_and_every_rule_has_a_translation(tool, language):
+def test_every_message_rule_and_diagnosis_has_a_translation(tool, language):
     missing = tool.untranslated(language)
     assert missing == [], "untranslated (run `make messages`, translate, run it again):\n" + (
         "\n".join(missing)

@@ -98,7 +98,7 @@ def update() -> None:
         print(f"{path.relative_to(ROOT)}: {share_line(language)}")
 
 
-def untranslated(language: str, groups=(CODE, RULES)) -> list[str]:
+def untranslated(language: str, groups=(CODE, RULES, DIAGNOSES)) -> list[str]:
     """The messages of `groups` the language's .po has no translation for."""
     catalog = read(language)
     missing = []
