@@ -22,3 +22,15 @@ def language() -> str:
 def N_(message: str) -> str:
     """Marks a message kept as data (translated where it is shown, with _)."""
     return message
+
+
+def columns(text: str) -> int:
+    """How many columns a terminal gives `text` (a Chinese character takes two)."""
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def padded(text: str, width: int) -> str:
+    """`text` padded to `width` columns, so that translated labels still line up."""
+    return text + " " * max(width - columns(text), 0)

@@ -12,13 +12,24 @@ from pathlib import Path
 
 from autograder import graph_diff
 from autograder.diagnoses import diagnose, sentence
-from autograder.i18n import N_, _, language
+from autograder.i18n import N_, _, columns, language, padded
 from autograder.rules import statement
 
 NOT_RUN_NO_GPU = N_("not run: no GPU on the grader")  # shown through _()
 # Differences listed per failing scenario: the first ones are what a student acts on; the
 # rest mostly repeat them further down the same run (and would fill a feedback page).
 SHOWN_DIFFERENCES = 3
+
+
+def compared_lines(reference: str, engine: str, indent: str = "  ") -> list[str]:
+    """PyTorch's text and the engine's, one under the other, each as it was printed (never
+    translated: they are what the student meets), under labels in the reader's language."""
+    labels = [_("PyTorch:"), _("your engine:")]
+    width = max(columns(label) for label in labels) + 1
+    return [
+        indent + padded(labels[0], width) + reference,
+        indent + padded(labels[1], width) + engine,
+    ]
 
 
 @dataclass
@@ -43,18 +54,27 @@ class ScenarioResult:
         """What PyTorch did, what the engine did, then (rules=True) each rule in one sentence
         and what to reread."""
         lines = [
-            f"[{self.id}] {self.status} (rules {', '.join(self.rules)}; weight {self.weight:g})"
+            _("[{scenario}] {status} (rules {rules}; weight {weight})").format(
+                scenario=self.id,
+                status=self.status,
+                rules=", ".join(self.rules),
+                weight=f"{self.weight:g}",
+            )
         ]
         if self.note:
             lines.append(f"  {self.note}")
         for diff in self.differences[:SHOWN_DIFFERENCES]:
             head = f"{diff['label']}: {diff['field']}" if diff["label"] else diff["field"]
             lines.append(f"  - {head}")
-            lines.append(f"      PyTorch:     {diff['reference']}")
-            lines.append(f"      your engine: {diff['engine']}")
+            lines += compared_lines(diff["reference"], diff["engine"], indent="      ")
         hidden = len(self.differences) - SHOWN_DIFFERENCES
         if hidden > 0:
-            lines.append(f"  ... and {hidden} more differences, often following from the first")
+            lines.append(
+                "  "
+                + _("... and {count} more differences, often following from the first").format(
+                    count=hidden
+                )
+            )
         if rules:
             for rule in self.rules:
                 lines.append(
@@ -122,13 +142,29 @@ class Report:
         return next((r.graph for r in self.failures if r.graph), None)
 
     def summary(self) -> str:
-        verdict = "PASSED" if self.passed else "NOT PASSED"
+        verdict = _("PASSED") if self.passed else _("NOT PASSED")
         n_ok = sum(r.passed for r in self.results)
         parts = sorted({r.waiting_for for r in self.waiting})
-        waits = f", {len(self.waiting)} waiting for {', '.join(parts)}" if parts else ""
-        return (
-            f"{self.engine} vs PyTorch {self.reference} on {self.device}, seed {self.seed}: "
-            f"score {self.score:.2f} ({n_ok}/{len(self.results)} scenarios{waits}) {verdict}"
+        waits = (
+            _(", {count} waiting for {parts}").format(
+                count=len(self.waiting), parts=", ".join(parts)
+            )
+            if parts
+            else ""
+        )
+        return _(
+            "{engine} vs PyTorch {version} on {device}, seed {seed}: score {score} "
+            "({passed}/{total} scenarios{waiting}) {verdict}"
+        ).format(
+            engine=self.engine,
+            version=self.reference,
+            device=self.device,
+            seed=self.seed,
+            score=f"{self.score:.2f}",
+            passed=n_ok,
+            total=len(self.results),
+            waiting=waits,
+            verdict=verdict,
         )
 
     def _failed_rules(self) -> dict[str, str]:
@@ -142,9 +178,9 @@ class Report:
 
     def __str__(self) -> str:
         lines = [self.summary()]
-        lines += [f"NOTE: {note}" for note in self.notes]
+        lines += [_("NOTE: {note}").format(note=note) for note in self.notes]
         rules = "  ".join(f"{rule} {v['passed']}/{v['total']}" for rule, v in self.by_rule.items())
-        lines.append(f"by rule: {rules}")
+        lines.append(_("by rule: {rules}").format(rules=rules))
         lines += [sentence(d) for d in self.diagnoses]
         for failure in self.failures:
             lines.append("")
@@ -158,9 +194,15 @@ class Report:
                 lines.append(_("  reread: {section}").format(section=lecture_section(where)))
         for waiting in self.waiting:
             lines.append("")
-            lines.append(f"[{waiting.id}] waiting for {waiting.waiting_for}: {waiting.note}")
+            lines.append(
+                _("[{scenario}] waiting for {part}: {note}").format(
+                    scenario=waiting.id, part=waiting.waiting_for, note=waiting.note
+                )
+            )
         lines.append("")
-        lines.append(f"regrade the same values with check(engine, seed={self.seed})")
+        lines.append(
+            _("regrade the same values with {call}").format(call=f"check(engine, seed={self.seed})")
+        )
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:

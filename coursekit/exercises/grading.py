@@ -30,12 +30,12 @@ import minigrad
 from autograder.diagnoses import sentence
 from autograder.engine import unimportable_copy
 from autograder.observe import observe_scenario
-from autograder.report import NOT_RUN_NO_GPU, lecture_link, lecture_section
+from autograder.report import NOT_RUN_NO_GPU, compared_lines, lecture_link, lecture_section
 from autograder.rules import statement
 from autograder.scenarios import select
 from coursekit.exercises.assignments import BY_NAME
 from coursekit.feedback_graphs import show_graph
-from coursekit.i18n import N_, _, columns, ngettext, padded, speaking
+from coursekit.i18n import N_, _, ngettext, speaking
 from coursekit.languages import notebook_language
 from minigrad import _warnings, seams
 
@@ -327,7 +327,7 @@ def failure_text(report, rules, unwritten=(), more="") -> str:
         lines.append(
             _("First difference ({scenario}), {what}:").format(scenario=first.id, what=head)
         )
-        lines += side_by_side(diff["reference"], diff["engine"])
+        lines += compared_lines(diff["reference"], diff["engine"])
     elif first.note:
         lines.append(f"{first.id}: {first.note}")
     count = len(diffs[1:]) + sum(len(f.differences) or 1 for f in failing[1:])
@@ -423,14 +423,6 @@ def waiting_note(waiting) -> str:
         "{count} scenario(s) also need {assignments}, not built yet: they run once it is, "
         "and grading counts them as here: matching PyTorch up to where they stop."
     ).format(count=len(waiting), assignments=named)
-
-
-def side_by_side(reference: str, engine: str) -> list[str]:
-    """PyTorch's text and the engine's, one under the other, each as it was printed (never
-    translated: they are what the student meets), under labels in the reader's language."""
-    labels = [_("PyTorch:"), _("your engine:")]
-    width = max(columns(label) for label in labels) + 1
-    return [f"  {padded(labels[0], width)}{reference}", f"  {padded(labels[1], width)}{engine}"]
 
 
 def grade(namespace: dict, assignment: str, rules, device: str = "cpu", seed=None) -> None:

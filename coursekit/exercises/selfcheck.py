@@ -27,6 +27,7 @@ from pathlib import Path
 
 import nbformat
 
+from autograder.i18n import padded
 from coursekit.exercises.assignments import ASSIGNMENTS, BY_NAME, FETCH_DIR
 from coursekit.exercises.grading import (
     NOT_RUN_HERE,
@@ -38,7 +39,7 @@ from coursekit.exercises.grading import (
     until,
 )
 from coursekit.feedback_graphs import graph_line
-from coursekit.i18n import _, padded, speaking
+from coursekit.i18n import _, speaking
 from coursekit.kernel_start import START_ATTEMPTS, never_started
 from coursekit.languages import notebook_language
 
