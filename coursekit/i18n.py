@@ -21,7 +21,7 @@ import gettext
 import os
 from pathlib import Path
 
-from coursekit.languages import DEFAULT, checked
+from coursekit.languages import DEFAULT, LANGUAGES, checked
 
 DOMAIN = "minigrad-course"
 LOCALE_DIR = Path(__file__).with_name("locale")
@@ -31,8 +31,11 @@ _chosen: contextvars.ContextVar[str | None] = contextvars.ContextVar("language",
 
 
 def current() -> str:
-    """The language messages are written in here and now."""
-    return checked(os.environ.get(OVERRIDE) or _chosen.get() or DEFAULT)
+    """The language messages are written in here and now. An override the course is not
+    written in is passed over (a message is never refused for its language: it may be a
+    grading kernel's); `zh_CN`, as gettext spells it, is zh-CN."""
+    override = os.environ.get(OVERRIDE, "").replace("_", "-")
+    return override if override in LANGUAGES else _chosen.get() or DEFAULT
 
 
 @contextlib.contextmanager

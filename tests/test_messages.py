@@ -103,6 +103,12 @@ def test_english_by_default_chinese_where_chosen_english_where_untranslated(monk
     monkeypatch.setenv(i18n.OVERRIDE, "en")  # the override wins over the notebook's
     with speaking("zh-CN"):
         assert _(passed) == passed
+    monkeypatch.setenv(i18n.OVERRIDE, "zh_CN")  # as gettext spells it
+    assert _(passed) != passed
+    monkeypatch.setenv(i18n.OVERRIDE, "fr")  # not a language of the course: passed over
+    assert _(passed) == passed
+    with speaking("zh-CN"):
+        assert _(passed) != passed
 
 
 def test_a_notebook_made_in_chinese_says_so_and_a_strange_one_is_english():
@@ -291,3 +297,24 @@ def test_the_class_report_and_feedback_pages_in_the_class_language(tmp_path, mon
     report.write_report(course, tmp_path / "report")
     feedback._feedback_for(str(tmp_path), "", "ann", "leaf_nodes", [], 3.0, [])
     assert seen == ["en", "en", "zh-CN", "zh-CN"]
+
+
+def test_a_student_command_speaks_the_language_the_override_asks_for(tmp_path, monkeypatch):
+    """`saved list` has no notebook to read a language from: English, or the override's."""
+    import contextlib
+    import io
+
+    from coursekit.cli import main
+
+    monkeypatch.setenv("MINIGRAD_MY_SEAMS", str(tmp_path / "my_seams"))
+
+    def said() -> str:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            assert main(["saved", "list"]) == 0
+        return out.getvalue()
+
+    monkeypatch.delenv(i18n.OVERRIDE, raising=False)
+    assert said().startswith("saved functions in ") and "none yet" in said()
+    monkeypatch.setenv(i18n.OVERRIDE, "zh-CN")
+    assert said().startswith("保存的函数在 ") and "还没有" in said()
