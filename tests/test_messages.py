@@ -190,6 +190,9 @@ def test_validate_answers_in_the_language_of_the_notebook_beside_it(tmp_path, mo
     """A test cell's visible check (what Validate runs) in the kernel's folder: the notebook
     there, named after its assignment, was made in Chinese, so the verdict is Chinese; the
     same answers beside an English notebook, English; the override wins."""
+    import contextlib
+    import io
+
     import nbformat
 
     from coursekit.exercises.grading import check_rule
@@ -209,6 +212,14 @@ def test_validate_answers_in_the_language_of_the_notebook_beside_it(tmp_path, mo
     nbformat.write(in_language(nbformat.v4.new_notebook(), "zh-CN"), notebook)
     chinese = verdict()
     assert chinese.startswith("未通过：规则 L8\n") and "请重读" in chinese
+    import minigrad
+    from coursekit.exercises.grading import gpu_here
+
+    if not minigrad.cuda.is_available():  # a CUDA cell's visible part says so in Chinese too
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            assert gpu_here() is False
+        assert out.getvalue().startswith("CUDA：")
     monkeypatch.setenv(i18n.OVERRIDE, "en")
     assert verdict().startswith("NOT PASSED: rule L8\n")
     monkeypatch.delenv(i18n.OVERRIDE)
