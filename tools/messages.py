@@ -86,7 +86,9 @@ def update() -> None:
         path = po_path(language)
         if path.is_file():
             catalog = read(language)
+            created = catalog.creation_date  # kept: a run that changes nothing changes no byte
             catalog.update(fresh, no_fuzzy_matching=True)
+            catalog.creation_date = created
             catalog.obsolete.clear()  # a message the code no longer uses
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
