@@ -249,6 +249,7 @@ def test_a_class_made_in_chinese_releases_chinese_exercises_graded_as_the_englis
     course = init_course(tmp_path / "class", cpu_only=True, language="zh-CN")
     assert course_language(course.root) == "zh-CN"
     released = _read(course.root / "release" / "leaf_nodes" / "leaf_nodes.ipynb")
+    assert released.metadata["course_language"] == "zh-CN"  # Validate answers students in it
     intro = released.cells[0].source
     assert (
         intro.startswith("# 1. 叶子节点") and "`minigrad-course start course --lang zh-CN`" in intro
