@@ -34,3 +34,23 @@ def columns(text: str) -> int:
 def padded(text: str, width: int) -> str:
     """`text` padded to `width` columns, so that translated labels still line up."""
     return text + " " * max(width - columns(text), 0)
+
+
+def in_the_folders_language(method):
+    """`method`'s messages in the language of the notebooks in the current folder (a
+    lecture's, coursekit.i18n.folder_language), where the course is installed around the
+    checker."""
+    import functools
+
+    @functools.wraps(method)
+    def speaking_method(*args, **kwargs):
+        try:
+            from coursekit.i18n import folder_language, speaking
+        except ImportError:
+            return method(*args, **kwargs)
+        import os
+
+        with speaking(folder_language(os.getcwd())):
+            return method(*args, **kwargs)
+
+    return speaking_method

@@ -73,3 +73,22 @@ def ngettext(singular: str, plural: str, n: int) -> str:
 def N_(message: str) -> str:
     """Marks a message kept as data (translated where it is shown, with _)."""
     return message
+
+
+@functools.cache
+def folder_language(folder: str) -> str:
+    """The language the notebooks in `folder` were made in (a lecture's kernel runs in its
+    folder, and a lecture knows no file name to look for): the first notebook there that
+    says one (coursekit/languages.py), else English. Read once per folder and process."""
+    import json
+
+    from coursekit.languages import notebook_language
+
+    for path in sorted(Path(folder).glob("*.ipynb")):
+        try:
+            language = notebook_language(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            continue
+        if language != DEFAULT:
+            return language
+    return DEFAULT

@@ -329,3 +329,32 @@ def test_a_student_command_speaks_the_language_the_override_asks_for(tmp_path, m
     assert said().startswith("saved functions in ") and "none yet" in said()
     monkeypatch.setenv(i18n.OVERRIDE, "zh-CN")
     assert said().startswith("保存的函数在 ") and "还没有" in said()
+
+
+def test_a_lectures_side_by_side_speaks_the_language_of_the_notebooks_in_its_folder(
+    tmp_path, monkeypatch
+):
+    """A lecture's kernel runs in its folder: the notebooks there made in Chinese (`start
+    --lang zh-CN`'s lectures/, `make lab COURSE_LANG=zh-CN`'s course-zh-CN/), its tables'
+    headlines are Chinese; the observations themselves are as the engines printed them."""
+    import nbformat
+
+    from autograder.side_by_side import compare_engines
+
+    def leaf_after_float(T, record, rng):
+        record.tensor("z", T.tensor(rng.uniform(size=2), requires_grad=True).float())
+
+    monkeypatch.delenv(i18n.OVERRIDE, raising=False)
+    english, chinese = tmp_path / "en", tmp_path / "zh"
+    english.mkdir(), chinese.mkdir()
+    nbformat.write(nbformat.v4.new_notebook(), english / "02_leaf_nodes.ipynb")
+    nbformat.write(
+        in_language(nbformat.v4.new_notebook(), "zh-CN"), chinese / "02_leaf_nodes.ipynb"
+    )
+    comparison = compare_engines(leaf_after_float)
+    monkeypatch.chdir(english)
+    assert comparison.headline() == "leaf_after_float (seed 0): all 1 observations agree"
+    rows = comparison.rows()
+    monkeypatch.chdir(chinese)
+    assert comparison.headline() == "leaf_after_float（种子 0）：全部 1 项观察一致"
+    assert comparison.rows() == rows
