@@ -15,7 +15,7 @@ ROSTER ?=
 INSTRUCTOR ?=
 HUB_ARGS ?=
 
-.PHONY: install test lint format bench mutation diagnoses seeds record lab hub hub-arguments html check exercises rules demo clean gpu-check
+.PHONY: install test lint format bench mutation diagnoses seeds record lab hub hub-arguments html check exercises rules messages demo clean gpu-check
 
 install: $(STAMP)
 
@@ -108,6 +108,11 @@ exercises: install
 # fails when it is out of date.
 rules: install
 	$(BIN)/python -m autograder.rules_doc
+
+# The messages' catalogues (coursekit/locale/): new marked strings into each .po, each .po
+# compiled into the .mo the package ships. Translate the empty msgstr, then run it again.
+messages: install
+	$(BIN)/python tools/messages.py
 
 # A sample class (built from solutions/) graded end to end by the instructor's pipeline.
 demo: install

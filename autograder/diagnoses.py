@@ -22,6 +22,8 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
+from autograder.i18n import _
+
 DATA = Path(__file__).with_name("diagnoses.json.gz")
 # Below this a match is not shown (bench/diagnoses.py measures how often the shown ones are
 # right, on bugs, mutants and seeds the signatures were not computed from). A planted bug
@@ -169,4 +171,6 @@ def _diagnosis(name: str, sig: dict, confidence: float, results) -> dict:
 
 def sentence(diagnosis: dict) -> str:
     """One diagnosis as a student reads it."""
-    return f"This looks like: {diagnosis['text']} (rule {diagnosis['rule']})"
+    return _("This looks like: {explanation} (rule {rule})").format(
+        explanation=_(diagnosis["text"]), rule=diagnosis["rule"]
+    )

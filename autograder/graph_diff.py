@@ -21,6 +21,17 @@ import contextlib
 import html
 import re
 
+
+def _(message: str) -> str:
+    """The course's catalogue (autograder/i18n.py) where it is there: a sealed run stages this
+    module without it (coursekit/sealed/sandbox.py, OBSERVING_SIDE), and speaks English."""
+    try:
+        from autograder.i18n import _ as translated
+    except ImportError:
+        return message
+    return translated(message)
+
+
 MAX_NODES = 16  # boxes walked per graph (an AccumulateGrad's leaf may add one each)
 MAX_TEXT = 60  # characters of a title or a line the picture shows
 _MAX_LINES = 6
@@ -276,12 +287,18 @@ def summary(comparison: dict) -> str:
     """One line: where the graphs first differ, and how."""
     ours = comparison["pytorch"]["nodes"][comparison["first"][0]]
     theirs = comparison["engine"]["nodes"][comparison["first"][1]]
-    head = f"The graph behind {comparison['label']!r} first differs from PyTorch's at "
+    label = repr(comparison["label"])
     if ours["title"] != theirs["title"]:
-        return head + f"PyTorch's {ours['title']}, your engine's {theirs['title']}"
+        return _(
+            "The graph behind {label} first differs from PyTorch's at PyTorch's {pytorch}, "
+            "your engine's {engine}"
+        ).format(label=label, pytorch=ours["title"], engine=theirs["title"])
     shown = [(a, b) for a, b in zip(ours["lines"], theirs["lines"], strict=False) if a != b]
     a, b = shown[0] if shown else ("; ".join(ours["lines"]), "; ".join(theirs["lines"]))
-    return head + f"{ours['title']}: PyTorch {a}, your engine {b}"
+    return _(
+        "The graph behind {label} first differs from PyTorch's at {node}: PyTorch {pytorch}, "
+        "your engine {engine}"
+    ).format(label=label, node=ours["title"], pytorch=a, engine=b)
 
 
 def pictures_html(comparison: dict) -> str:
@@ -294,22 +311,27 @@ def pictures_html(comparison: dict) -> str:
 def _pictures_html(comparison: dict, titles_only: bool) -> str:
     cells, width = [], 0
     drawn = pictures(comparison, titles_only)
-    for who, picture in zip(("PyTorch", "your engine"), drawn, strict=True):
-        side = "pytorch" if who == "PyTorch" else "engine"
+    for side, picture in zip(("pytorch", "engine"), drawn, strict=True):
+        name = _("PyTorch") if side == "pytorch" else _("your engine")
+        who = html.escape(name)
+        alt = html.escape(
+            _("{who}: the graph behind {label}").format(who=name, label=comparison["label"])
+        )
         svg = picture.svg()
         width += int(float(_WIDTH.search(svg)[1]))
         data = base64.b64encode(svg.encode()).decode()
         left = comparison[side].get("left_out", 0)
-        more = f" ({left} more boxes not drawn)" if left else ""
+        more = " " + _("({count} more boxes not drawn)").format(count=left) if left else ""
         cells.append(
             f"<td><b>{who}</b>{more}<br>"
-            f'<img alt="{who}: the graph behind {html.escape(comparison["label"])}" '
+            f'<img alt="{alt}" '
             f'src="data:image/svg+xml;base64,{data}"></td>'
         )
     # side by side where both fit a page's width; else PyTorch's above, each at full size
     rows = [cells] if width <= SIDE_BY_SIDE_PX else [[cell] for cell in cells]
     table = "".join(f"<tr>{''.join(row)}</tr>" for row in rows)
-    caption = html.escape(summary(comparison)) + f" (outlined in red, marked {MARK!r})."
+    marked = _("(outlined in red, marked {mark}).").format(mark=repr(MARK))
+    caption = html.escape(summary(comparison)) + " " + marked
     return f"<div><p>{caption}</p><table>{table}</table></div>"
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import importlib.metadata
 
+from autograder.i18n import _, in_the_folders_language
 from minigrad import seams
 
 # optional package -> (what it is called in a message, extra of the students' distribution)
@@ -31,6 +32,7 @@ def install_hint(package: str) -> str:
         return "pip install 'minigrad-course[course]'"
 
 
+@in_the_folders_language
 def why_stopped(exc: BaseException) -> str | None:
     """One line saying why a cell stopped, when it is a missing part the lecture can go on
     without; None for any other error."""
@@ -39,15 +41,18 @@ def why_stopped(exc: BaseException) -> str | None:
         name = getattr(exc, "name", None)
         if name in _unmade:
             why = _unmade[name]
-            return f"skipped: this cell needs `{name}`, which a cell above could not make ({why})."
+            said = _(
+                "skipped: this cell needs `{name}`, which a cell above could not make ({why})."
+            )
+            return said.format(name=name, why=why)
     if reason is None:
         return None
     if isinstance(exc, seams.SeamNotBuilt):
-        return (
-            f"minigrad stops here: {reason}. The lecture goes on; once it is built, this cell "
+        return _(
+            "minigrad stops here: {reason}. The lecture goes on; once it is built, this cell "
             "runs in full."
-        )
-    return f"skipped: this cell {reason}; the lecture goes on."
+        ).format(reason=reason)
+    return _("skipped: this cell {reason}; the lecture goes on.").format(reason=reason)
 
 
 def _missing_part(exc: BaseException) -> str | None:
@@ -55,12 +60,14 @@ def _missing_part(exc: BaseException) -> str | None:
     if isinstance(exc, seams.SeamNotBuilt):
         number = seams.ASSIGNMENTS.index(exc.waiting_for) + 1
         function = str(exc).split(" is not built yet", 1)[0]
-        return (
-            f"{function} is not built yet; you build it in assignment {number} ({exc.waiting_for})"
-        )
+        return _(
+            "{function} is not built yet; you build it in assignment {number} ({assignment})"
+        ).format(function=function, number=number, assignment=exc.waiting_for)
     package = (getattr(exc, "name", None) or "").split(".")[0]
     if isinstance(exc, ImportError) and package in OPTIONAL:
-        return f"needs {OPTIONAL[package][0]}, not installed here: {install_hint(package)}"
+        return _("needs {package}, not installed here: {hint}").format(
+            package=OPTIONAL[package][0], hint=install_hint(package)
+        )
     return None
 
 

@@ -12,12 +12,24 @@ from pathlib import Path
 
 from autograder import graph_diff
 from autograder.diagnoses import diagnose, sentence
+from autograder.i18n import N_, _, columns, language, padded
 from autograder.rules import statement
 
-NOT_RUN_NO_GPU = "not run: no GPU on the grader"
+NOT_RUN_NO_GPU = N_("not run: no GPU on the grader")  # shown through _()
 # Differences listed per failing scenario: the first ones are what a student acts on; the
 # rest mostly repeat them further down the same run (and would fill a feedback page).
 SHOWN_DIFFERENCES = 3
+
+
+def compared_lines(reference: str, engine: str, indent: str = "  ") -> list[str]:
+    """PyTorch's text and the engine's, one under the other, each as it was printed (never
+    translated: they are what the student meets), under labels in the reader's language."""
+    labels = [_("PyTorch:"), _("your engine:")]
+    width = max(columns(label) for label in labels) + 1
+    return [
+        indent + padded(labels[0], width) + reference,
+        indent + padded(labels[1], width) + engine,
+    ]
 
 
 @dataclass
@@ -42,22 +54,33 @@ class ScenarioResult:
         """What PyTorch did, what the engine did, then (rules=True) each rule in one sentence
         and what to reread."""
         lines = [
-            f"[{self.id}] {self.status} (rules {', '.join(self.rules)}; weight {self.weight:g})"
+            _("[{scenario}] {status} (rules {rules}; weight {weight})").format(
+                scenario=self.id,
+                status=self.status,
+                rules=", ".join(self.rules),
+                weight=f"{self.weight:g}",
+            )
         ]
         if self.note:
             lines.append(f"  {self.note}")
         for diff in self.differences[:SHOWN_DIFFERENCES]:
             head = f"{diff['label']}: {diff['field']}" if diff["label"] else diff["field"]
             lines.append(f"  - {head}")
-            lines.append(f"      PyTorch:     {diff['reference']}")
-            lines.append(f"      your engine: {diff['engine']}")
+            lines += compared_lines(diff["reference"], diff["engine"], indent="      ")
         hidden = len(self.differences) - SHOWN_DIFFERENCES
         if hidden > 0:
-            lines.append(f"  ... and {hidden} more differences, often following from the first")
+            lines.append(
+                "  "
+                + _("... and {count} more differences, often following from the first").format(
+                    count=hidden
+                )
+            )
         if rules:
             for rule in self.rules:
-                lines.append(f"  rule {rule}: {statement(rule)}")
-            lines.append(f"  reread: {lecture_section(self.lecture)}")
+                lines.append(
+                    _("  rule {rule}: {statement}").format(rule=rule, statement=_(statement(rule)))
+                )
+            lines.append(_("  reread: {section}").format(section=lecture_section(self.lecture)))
         return lines
 
 
@@ -119,13 +142,29 @@ class Report:
         return next((r.graph for r in self.failures if r.graph), None)
 
     def summary(self) -> str:
-        verdict = "PASSED" if self.passed else "NOT PASSED"
+        verdict = _("PASSED") if self.passed else _("NOT PASSED")
         n_ok = sum(r.passed for r in self.results)
         parts = sorted({r.waiting_for for r in self.waiting})
-        waits = f", {len(self.waiting)} waiting for {', '.join(parts)}" if parts else ""
-        return (
-            f"{self.engine} vs PyTorch {self.reference} on {self.device}, seed {self.seed}: "
-            f"score {self.score:.2f} ({n_ok}/{len(self.results)} scenarios{waits}) {verdict}"
+        waits = (
+            _(", {count} waiting for {parts}").format(
+                count=len(self.waiting), parts=", ".join(parts)
+            )
+            if parts
+            else ""
+        )
+        return _(
+            "{engine} vs PyTorch {version} on {device}, seed {seed}: score {score} "
+            "({passed}/{total} scenarios{waiting}) {verdict}"
+        ).format(
+            engine=self.engine,
+            version=self.reference,
+            device=self.device,
+            seed=self.seed,
+            score=f"{self.score:.2f}",
+            passed=n_ok,
+            total=len(self.results),
+            waiting=waits,
+            verdict=verdict,
         )
 
     def _failed_rules(self) -> dict[str, str]:
@@ -139,9 +178,9 @@ class Report:
 
     def __str__(self) -> str:
         lines = [self.summary()]
-        lines += [f"NOTE: {note}" for note in self.notes]
+        lines += [_("NOTE: {note}").format(note=note) for note in self.notes]
         rules = "  ".join(f"{rule} {v['passed']}/{v['total']}" for rule, v in self.by_rule.items())
-        lines.append(f"by rule: {rules}")
+        lines.append(_("by rule: {rules}").format(rules=rules))
         lines += [sentence(d) for d in self.diagnoses]
         for failure in self.failures:
             lines.append("")
@@ -149,13 +188,21 @@ class Report:
         if self.failures:  # each rule once, with the section that teaches it
             lines.append("")
             for rule, where in self._failed_rules().items():
-                lines.append(f"rule {rule}: {statement(rule)}")
-                lines.append(f"  reread: {lecture_section(where)}")
+                lines.append(
+                    _("rule {rule}: {statement}").format(rule=rule, statement=_(statement(rule)))
+                )
+                lines.append(_("  reread: {section}").format(section=lecture_section(where)))
         for waiting in self.waiting:
             lines.append("")
-            lines.append(f"[{waiting.id}] waiting for {waiting.waiting_for}: {waiting.note}")
+            lines.append(
+                _("[{scenario}] waiting for {part}: {note}").format(
+                    scenario=waiting.id, part=waiting.waiting_for, note=waiting.note
+                )
+            )
         lines.append("")
-        lines.append(f"regrade the same values with check(engine, seed={self.seed})")
+        lines.append(
+            _("regrade the same values with {call}").format(call=f"check(engine, seed={self.seed})")
+        )
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
@@ -217,7 +264,9 @@ def lecture_section(reference: str, here: Path | None = None) -> str:
     title, href = lecture_link(reference, here)
     name = reference.partition("#")[0].rsplit("/", 1)[-1].removesuffix(".ipynb")
     where = f" ({href})" if href else ""
-    return f'section "{title}" of lecture {name}{where}' if title else f"lecture {name}{where}"
+    if title:
+        return _('section "{title}" of lecture {name}').format(title=title, name=name) + where
+    return _("lecture {name}").format(name=name) + where
 
 
 def lecture_link(reference: str, here: Path | None = None) -> tuple[str, str]:
@@ -228,20 +277,22 @@ def lecture_link(reference: str, here: Path | None = None) -> tuple[str, str]:
     here = Path.cwd() if here is None else Path(here)
     found = _lecture_above(here, name)
     source = found or _installed_lecture(name)
-    title = _heading(str(source), anchor) if source and anchor else ""
+    title = _heading(str(source), anchor, language()) if source and anchor else ""
     if found is None:
         return title or anchor, ""
     href = os.path.relpath(found, here).replace(os.sep, "/")
     return title or anchor, f"{href}#{anchor}" if anchor else href
 
 
-# a clone's lectures are in course/, a `minigrad-course start` copy's in lectures/
+# a clone's lectures are in course/, a `minigrad-course start` copy's in lectures/; a clone's
+# in another language (`make lab COURSE_LANG=zh-CN`) in course-zh-CN/, looked for first there
 LECTURE_FOLDERS = ("course", "lectures")
 
 
 def _lecture_above(here: Path, name: str) -> Path | None:
+    own = () if language() == "en" else (f"course-{language()}",)
     for folder in (here, *here.parents[:3]):
-        for sub in LECTURE_FOLDERS:
+        for sub in (*own, *LECTURE_FOLDERS):
             if (folder / sub / name).is_file():
                 return folder / sub / name
     return None
@@ -263,9 +314,10 @@ _ANCHOR = re.compile(r'<a\s+(?:id|name)="([^"]+)"\s*>\s*</a>\s*\n?\s*#+\s*(.+)')
 
 
 @lru_cache(maxsize=32)
-def _heading(notebook: str, anchor: str) -> str:
+def _heading(notebook: str, anchor: str, language: str = "en") -> str:
     """The text of the heading under `<a id="anchor"></a>` in a lecture notebook, as it reads
-    (Markdown's code marks and maths dollars removed); "" when there is none."""
+    (Markdown's code marks and maths dollars removed), in `language` where the cell keeps its
+    twin in that language (coursekit/languages.py); "" when there is none."""
     try:
         cells = json.loads(Path(notebook).read_text()).get("cells", [])
     except (OSError, ValueError):
@@ -273,7 +325,7 @@ def _heading(notebook: str, anchor: str) -> str:
     for cell in cells:
         if cell.get("cell_type") != "markdown":
             continue
-        text = cell.get("source", "")
+        text = cell.get("metadata", {}).get(language) or cell.get("source", "")
         text = "".join(text) if isinstance(text, list) else text
         for found, heading in _ANCHOR.findall(text):
             if found == anchor:

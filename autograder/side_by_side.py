@@ -19,6 +19,7 @@ import html
 import textwrap
 
 from autograder.compare import compare_scenario, describe
+from autograder.i18n import _, in_the_folders_language
 from autograder.observe import observe_scenario
 from autograder.scenarios import DEVICES, Scenario
 
@@ -132,41 +133,63 @@ class Comparison:
             out.append((label, _cell(ref.get(label)), _cell(eng.get(label)), diffs))
         return out
 
+    @in_the_folders_language
     def run_notes(self):
         """Why a run stopped early, per engine, and differences not tied to one row."""
         notes = []
         for who, result in (("PyTorch", self.reference), (self.engine_name, self.observed)):
             if result["status"] != "ok":
                 err = result.get("error", {})
-                where = f" at {err['where']}" if err.get("where") else ""
+                where = " " + _("at {where}").format(where=err["where"]) if err.get("where") else ""
                 missing = f" {', '.join(result['missing'])}" if result.get("missing") else ""
                 detail = f"{err.get('type', '')}: {err.get('message', '')}".strip(": ")
-                notes.append(f"{who} stopped ({result['status']}{missing}): {detail}{where}")
+                stopped = _("{who} stopped ({status}{missing}): {detail}{where}")
+                notes.append(
+                    stopped.format(
+                        who=who,
+                        status=result["status"],
+                        missing=missing,
+                        detail=detail,
+                        where=where,
+                    )
+                )
         notes += [d["summary"] for d in self.differences if d["label"] is None]
         return notes
 
+    @in_the_folders_language
     def failure_text(self):
         lines = [
-            f"{self.name} (seed {self.seed}): {self.engine_name} disagrees with PyTorch: "
-            f"{self._count()}"
+            _("{name} (seed {seed}): {engine} disagrees with PyTorch: {count}").format(
+                name=self.name, seed=self.seed, engine=self.engine_name, count=self._count()
+            )
         ]
         lines += [f"  - {d['summary']}" for d in self.differences]
         return "\n".join(lines)
 
+    @in_the_folders_language
     def headline(self):
         if self.waiting_for:
-            return (
-                f"{self.name} (seed {self.seed}): the PyTorch column is what happens; "
-                f"{self.engine_name} stops where a part is not built yet"
+            said = _(
+                "{name} (seed {seed}): the PyTorch column is what happens; {engine} stops where "
+                "a part is not built yet"
             )
-        if self.agree:
-            count = len(self.reference["observations"])
-            return f"{self.name} (seed {self.seed}): all {count} observations agree"
-        return f"{self.name} (seed {self.seed}): {self._count()}"
+        elif self.agree:
+            said = _("{name} (seed {seed}): all {count} observations agree")
+        else:
+            said = _("{name} (seed {seed}): {differences}")
+        return said.format(
+            name=self.name,
+            seed=self.seed,
+            engine=self.engine_name,
+            count=len(self.reference["observations"]),
+            differences=self._count() if self.differences else "",
+        )
 
     def _count(self):
         labels = {d["label"] for d in self.differences}
-        return f"{len(self.differences)} difference(s) in {len(labels)} observation(s)"
+        return _("{count} difference(s) in {labels} observation(s)").format(
+            count=len(self.differences), labels=len(labels)
+        )
 
     def text(self, width=40):
         """A plain-text table: label | PyTorch | engine, with = or ≠ per row."""

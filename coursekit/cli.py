@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 
 from coursekit.classroom.intake.file_limits import DEFAULT_LIMITS, Limits
+from coursekit.i18n import _
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -251,14 +252,14 @@ def main(argv=None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141  # as a shell shows a command that SIGPIPE ended
     except KeyboardInterrupt:
-        print("\ninterrupted: what was finished is kept; run the same command again to go on",
-              file=sys.stderr)  # fmt: skip
+        print("\n" + _("interrupted: what was finished is kept; run the same command again "
+                        "to go on"), file=sys.stderr)  # fmt: skip
         return 130
     except Exception as exc:  # noqa: BLE001  (an instructor reads a message, not a traceback)
         if args.debug:
             raise
         print(f"minigrad-course {args.command}: {_explain(exc)}", file=sys.stderr)
-        print("(run again with --debug for the details)", file=sys.stderr)
+        print(_("(run again with --debug for the details)"), file=sys.stderr)
         return 1
 
 
@@ -353,26 +354,44 @@ def _run(args) -> int:
 
 
 def _start(dest: Path, language: str) -> int:
-    from coursekit.content import copy_content
+    """`start`: the course laid out in `language`, and what to do next said in it."""
+    from coursekit.i18n import speaking
     from coursekit.languages import checked
 
-    checked(language)
+    with speaking(checked(language)):
+        return _lay_out(dest, language)
+
+
+def _lay_out(dest: Path, language: str) -> int:
+    from coursekit.content import copy_content
+
     if dest.exists() and any(dest.iterdir()):
-        raise SystemExit(f"{dest} is not empty: name a new folder (minigrad-course start DIR)")
+        raise SystemExit(
+            _("{folder} is not empty: name a new folder (minigrad-course start DIR)").format(
+                folder=dest
+            )
+        )
     folders = copy_content(dest, language)
     if importlib.util.find_spec("jupyterlab") is not None:
-        how = f"Open it with `jupyter lab {dest}`"
+        how = _("Open it with `jupyter lab {folder}`").format(folder=dest)
     else:  # say which extra brings it, in this distribution
         from minigrad import seams
 
-        extra = "minigrad-course-student" if seams.EDITION == "class" else "minigrad-course"
-        extra += "'s [lab] extra" if seams.EDITION == "class" else "'s [course] extra"
-        how = f"JupyterLab is not installed here ({extra} brings it); open {dest} in a Jupyter"
+        package = "minigrad-course-student" if seams.EDITION == "class" else "minigrad-course"
+        extra = "lab" if seams.EDITION == "class" else "course"
+        how = _(
+            "JupyterLab is not installed here ({package}'s [{extra}] extra brings it); open "
+            "{folder} in a Jupyter"
+        ).format(package=package, extra=extra, folder=dest)
+    said = _(
+        "the course is in {folder}: lectures in {lectures}, exercises in {exercises}.\n{how} "
+        "and start with lectures/00_start_here.ipynb; check an exercise with "
+        "`minigrad-course check {exercises}/leaf_nodes/leaf_nodes.ipynb`."
+    )
     print(
-        f"the course is in {dest}: lectures in {folders['lectures']}, exercises in "
-        f"{folders['exercises']}.\n{how} and start with lectures/00_start_here.ipynb; check "
-        f"an exercise with `minigrad-course check "
-        f"{folders['exercises']}/leaf_nodes/leaf_nodes.ipynb`."
+        said.format(
+            folder=dest, lectures=folders["lectures"], exercises=folders["exercises"], how=how
+        )
     )
     return 0
 

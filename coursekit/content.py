@@ -45,6 +45,8 @@ STUDENT_MODULES = (
     "feedback_graphs.py",
     "kernel_start.py",
     "languages.py",
+    "i18n.py",  # check's and Validate's messages in the notebook's language, and their
+    "locale/zh_CN/LC_MESSAGES/minigrad-course.mo",  # translations
 )
 MISSING = {
     "solutions": "this installation has no nbgrader source (solutions/), which `init` and "

@@ -183,7 +183,9 @@ dependencies = ["numpy>=1.24", "nbformat", "nbclient", "ipykernel", "{jsonschema
 
 [project.optional-dependencies]
 torch = ["{torch}"]  # the lectures' PyTorch side and live checks (the course's pin)
-lab = ["jupyterlab>=4", "nbgrader", "matplotlib"]  # JupyterLab, the Assignment List
+# JupyterLab (its menus in Chinese where the student chooses it: Settings > Language), the
+# Assignment List
+lab = ["jupyterlab>=4", "jupyterlab-language-pack-zh-CN", "nbgrader", "matplotlib"]
 
 [project.scripts]
 minigrad-course = "coursekit.cli:main"
@@ -193,7 +195,7 @@ include = ["minigrad*", "autograder*", "coursekit*"]
 
 [tool.setuptools.package-data]
 autograder = ["recorded_torch_cpu.json.gz", "diagnoses.json.gz"]
-coursekit = ["_content/**/*"]
+coursekit = ["_content/**/*", "locale/*/LC_MESSAGES/*.mo"]
 """
 
 

@@ -30,6 +30,8 @@ DEFAULT = "en"
 LANGUAGES = (DEFAULT, "zh-CN")
 TRANSLATIONS = LANGUAGES[1:]  # the languages kept in the metadata beside the English
 LANGUAGE_FILE = "course_language"  # in a class's course folder: the language it was made in
+# In a notebook made in another language than English: which (`check` and Validate answer in it)
+LANGUAGE_KEY = "course_language"
 
 # Every prose cell of these notebooks has its twin in the language (paths from the repository
 # root; an exercise by its nbgrader source, which its release inherits).
@@ -116,6 +118,8 @@ def joined(text: str) -> str:
 def in_language(nb: nbformat.NotebookNode, language: str) -> nbformat.NotebookNode:
     """The notebook as read in `language` (changed in place and returned)."""
     language = checked(language)
+    if language != DEFAULT:
+        nb.metadata[LANGUAGE_KEY] = language
     for cell in nb.cells:
         text = twin(cell, language) if language != DEFAULT else ""
         if cell.cell_type == "markdown" and text.strip():
@@ -141,6 +145,14 @@ def with_docstring(source: str, text: str) -> str:
     lines = source.splitlines()
     lines[doc.lineno - 1 : doc.end_lineno] = body
     return "\n".join(lines)
+
+
+def notebook_language(nb: nbformat.NotebookNode | dict) -> str:
+    """The language a notebook was made in (in_language); English when it says none, or one
+    the course is not written in (a student's notebook is theirs to edit)."""
+    metadata = nb.get("metadata") if isinstance(nb, dict) else None
+    language = metadata.get(LANGUAGE_KEY) if isinstance(metadata, dict) else None
+    return language if isinstance(language, str) and language in LANGUAGES else DEFAULT
 
 
 def write_in_language(path: Path, language: str) -> None:

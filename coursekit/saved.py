@@ -8,6 +8,8 @@ assignment in ~/.minigrad/my_seams, $MINIGRAD_MY_SEAMS), keeping every file it r
 
 from __future__ import annotations
 
+from autograder.i18n import padded
+from coursekit.i18n import _
 from minigrad import seams
 
 
@@ -26,14 +28,15 @@ def add_parser(commands) -> None:
 def run(args) -> int:
     if args.action == "restore":
         path = seams.restore(args.assignment, args.version)
-        print(
-            f"version {args.version} of {args.assignment} is your saved one again ({path}); "
-            "the one it replaced is kept (minigrad-course saved list). Restart a notebook's "
-            "kernel for its engine to use it."
+        said = _(
+            "version {version} of {assignment} is your saved one again ({path}); the one it "
+            "replaced is kept (minigrad-course saved list). Restart a notebook's kernel for its "
+            "engine to use it."
         )
+        print(said.format(version=args.version, assignment=args.assignment, path=path))
         return 0
     assignments = [args.assignment] if args.assignment else list(seams.ASSIGNMENTS)
-    print(f"saved functions in {seams.my_seams()}")
+    print(_("saved functions in {folder}").format(folder=seams.my_seams()))
     shown = 0
     for assignment in assignments:
         versions = seams.saved_versions(assignment)
@@ -41,10 +44,10 @@ def run(args) -> int:
             continue
         print(f"{assignment}:")
         for v in versions:
-            number = "current" if v["version"] == 0 else f"{v['version']:>7}"
-            names = ", ".join(v["functions"]) or "(no function)"
+            number = padded(_("current"), 7) if v["version"] == 0 else f"{v['version']:>7}"
+            names = ", ".join(v["functions"]) or _("(no function)")
             print(f"  {number}  {v['saved']}  {names}")
         shown += 1
     if not shown:
-        print("  none yet: binding your functions in an exercise notebook saves them")
+        print("  " + _("none yet: binding your functions in an exercise notebook saves them"))
     return 0

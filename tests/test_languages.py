@@ -211,8 +211,14 @@ def _run(*argv) -> tuple[int, str]:
 
 
 def test_start_in_chinese_lays_out_the_chinese_notebooks(tmp_path):
-    code, _ = _run("start", tmp_path / "course", "--lang", "zh-CN")
+    code, said = _run("start", tmp_path / "course", "--lang", "zh-CN")
     assert code == 0
+    # what to do next, said in the language chosen (coursekit/i18n.py), the commands as typed
+    assert (
+        said.startswith(f"课程在 {tmp_path / 'course'} 中：讲义在 ")
+        and "从 lectures/00_start_here" in said
+    )
+    assert "`minigrad-course check " in said and "the course is in" not in said
     lectures, exercises = tmp_path / "course" / "lectures", tmp_path / "course" / "exercises"
     start = _read(lectures / "00_start_here.ipynb")
     assert start.cells[0].source.startswith("# minigrad 课程")
@@ -227,7 +233,9 @@ def test_start_in_chinese_lays_out_the_chinese_notebooks(tmp_path):
     assert code_of(exercise) == code_of(english)
     assert "返回的东西" in next(c.source for c in exercise.cells if c.id == "answer_read_grad")
     for path in [*lectures.glob("*.ipynb"), *exercises.glob("*/*.ipynb")]:
-        assert all(not set(c.metadata) & {"zh-CN"} for c in _read(path).cells), path.name
+        nb = _read(path)
+        assert all(not set(c.metadata) & {"zh-CN"} for c in nb.cells), path.name
+        assert nb.metadata["course_language"] == "zh-CN", path.name  # what check answers in
 
 
 def test_an_unknown_language_is_one_line_naming_those_there_are(tmp_path):
@@ -261,6 +269,7 @@ def test_a_class_made_in_chinese_releases_chinese_exercises_graded_as_the_englis
     course = init_course(tmp_path / "class", cpu_only=True, language="zh-CN")
     assert course_language(course.root) == "zh-CN"
     released = _read(course.root / "release" / "leaf_nodes" / "leaf_nodes.ipynb")
+    assert released.metadata["course_language"] == "zh-CN"  # Validate answers students in it
     intro = released.cells[0].source
     assert (
         intro.startswith("# 1. 叶子节点") and "`minigrad-course start course --lang zh-CN`" in intro

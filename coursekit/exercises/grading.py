@@ -18,28 +18,32 @@ from __future__ import annotations
 import contextlib
 import functools
 import html
+import json
 import os
 import shlex
 import warnings
 from dataclasses import dataclass
+from pathlib import Path
 
 import autograder
 import minigrad
 from autograder.diagnoses import sentence
 from autograder.engine import unimportable_copy
 from autograder.observe import observe_scenario
-from autograder.report import NOT_RUN_NO_GPU, lecture_link, lecture_section
+from autograder.report import NOT_RUN_NO_GPU, compared_lines, lecture_link, lecture_section
 from autograder.rules import statement
 from autograder.scenarios import select
 from coursekit.exercises.assignments import BY_NAME
 from coursekit.feedback_graphs import show_graph
+from coursekit.i18n import N_, _, ngettext, speaking
+from coursekit.languages import notebook_language
 from minigrad import _warnings, seams
 
 ENGINE_NAME = "your engine"
 # Set by the grading pipeline (coursekit/classroom) so that a regrade sees the same values.
 SEED_VARIABLE = "MINIGRAD_COURSE_SEED"
 PUBLIC_SEED = 2024  # the visible checks' values: the same for every student, every run
-NOT_RUN_HERE = "CUDA: not run here (no GPU), not counted"
+NOT_RUN_HERE = N_("CUDA: not run here (no GPU), not counted")  # shown through _()
 
 
 class NotPassed(AssertionError):
@@ -58,7 +62,9 @@ def gpu_here() -> bool:
     never a pass without a GPU."""
     if minigrad.cuda.is_available():
         return True
-    print(NOT_RUN_HERE)
+    here = next((name for name in BY_NAME if Path(f"{name}.ipynb").is_file()), "")
+    with speaking(kernel_notebook_language(here)):  # the exercise notebook in its folder
+        print(_(NOT_RUN_HERE))
     return False
 
 
@@ -206,7 +212,7 @@ def judge(report, assignment: str, rules, others=None) -> Judgement:
     rules = list(rules)
     points = sum(r.weight for r in report.results)
     if report.results and all(r.status == "not run" for r in report.results):
-        return Judgement("not run", NOT_RUN_HERE, points)
+        return Judgement("not run", _(NOT_RUN_HERE), points)
     graded_here = set(seams.functions_for(assignment, rules))
     missing, unconfirmed = set(), set()
     for r in report.waiting:
@@ -222,52 +228,71 @@ def judge(report, assignment: str, rules, others=None) -> Judgement:
     if (not report.failures or failing) and not missing:
         if unconfirmed or failing:
             names, failing = sorted(unconfirmed), sorted(failing)
-            text = (
-                f"NOT CONFIRMED: rule {named} ({points:g} points): "
-                f"{until(names, failing, assignment)}\n{_why(names, failing)} Grading uses "
+            text = _(
+                "NOT CONFIRMED: rule {rules} ({points} points): {until}\n{why} Grading uses "
                 "the course's own there: these points depend only on the functions this cell "
                 "grades."
+            ).format(
+                rules=named,
+                points=f"{points:g}",
+                until=until(names, failing, assignment),
+                why=_why(names, failing),
             )
             return Judgement("not confirmed", text, points, tuple(names), failing=tuple(failing))
-        text = f"PASSED: rule {named} ({len(report.results)} scenarios)"
+        text = passed_text(rules, len(report.results))
         later = [r for r in report.waiting if seams.waiting_parts(r.waiting_for)[0] != assignment]
         return Judgement("passed", text, points, note=waiting_note(later) if later else "")
     return Judgement("failed", failure_text(report, rules, sorted(n for n in missing if n)), points)
 
 
+def passed_text(rules, scenarios: int) -> str:
+    """A passed cell's verdict: "PASSED: rule L3 (12 scenarios)"."""
+    return _("PASSED: rule {rules} ({n} scenarios)").format(rules=", ".join(rules), n=scenarios)
+
+
 def until(unwritten, failing, assignment: str) -> str:
     """What confirms a cell: "not confirmed until you write f() and g() passes its own rule
     (L4)"."""
-    parts = [f"you write {_listed(unwritten)}"] if unwritten else []
+    parts = [_("you write {functions}").format(functions=_listed(unwritten))] if unwritten else []
     for name in failing:
         own = seams.graded(assignment)[name]
-        parts.append(
-            f"{name}() passes its own rule{'s' if len(own) > 1 else ''} ({', '.join(own)})"
+        text = ngettext(
+            "{function}() passes its own rule ({rules})",
+            "{function}() passes its own rules ({rules})",
+            len(own),
         )
-    return "not confirmed until " + " and ".join(parts)
+        parts.append(text.format(function=name, rules=", ".join(own)))
+    return _("not confirmed until {conditions}").format(conditions=_and().join(parts))
 
 
 def _why(unwritten, failing) -> str:
     reasons = []
     if unwritten:
-        verb = "raise" if len(unwritten) > 1 else "raises"
-        reasons.append(f"{_listed(unwritten)} still {verb} NotImplementedError")
+        text = ngettext(
+            "{functions} still raises NotImplementedError",
+            "{functions} still raise NotImplementedError",
+            len(unwritten),
+        )
+        reasons.append(text.format(functions=_listed(unwritten)))
     if failing:
-        verb = "fail their own rules" if len(failing) > 1 else "fails its own rule"
-        reasons.append(f"{_listed(failing)} {verb}")
-    return f"Its scenarios call {_them([*unwritten, *failing])}, and {' and '.join(reasons)}."
+        text = ngettext(
+            "{functions} fails its own rule", "{functions} fail their own rules", len(failing)
+        )
+        reasons.append(text.format(functions=_listed(failing)))
+    text = ngettext(
+        "Its scenarios call it, and {reasons}.",
+        "Its scenarios call them, and {reasons}.",
+        len([*unwritten, *failing]),
+    )
+    return text.format(reasons=_and().join(reasons))
+
+
+def _and() -> str:
+    return _(" and ")
 
 
 def _listed(names) -> str:
-    return " and ".join(f"{n}()" for n in names)
-
-
-def _them(names) -> str:
-    return "them" if len(names) > 1 else "it"
-
-
-def _it(names) -> str:
-    return "each" if len(names) > 1 else "it"
+    return _and().join(f"{n}()" for n in names)
 
 
 def failure_text(report, rules, unwritten=(), more="") -> str:
@@ -279,31 +304,37 @@ def failure_text(report, rules, unwritten=(), more="") -> str:
     failing = failing or report.failures
     rows = report.by_rule
     failed_rules = [rule for rule in rules if rows.get(rule, {}).get("failed")] or list(rules)
-    lines = [f"NOT PASSED: rule {', '.join(failed_rules)}"]
+    lines = [_("NOT PASSED: rule {rules}").format(rules=", ".join(failed_rules))]
     for rule in failed_rules:
         where = next((f.lecture for f in failing if rule in f.rules), failing[0].lecture)
-        lines.append(f"{rule}: {statement(rule)}")
-        lines.append(f"Reread {lecture_section(where)}")
+        lines.append(f"{rule}: {_(statement(rule))}")
+        lines.append(_("Reread {section}").format(section=lecture_section(where)))
     lines += [sentence(d) for d in report.diagnoses]  # the likely mistake, after the rule
     if unwritten:  # what decided it: no difference to show, a function to write
-        lines.insert(1, f"{_listed(unwritten)} not written yet: {_it(unwritten)} still raises "
-                     "NotImplementedError; write it in its answer cell, then run the notebook "
-                     "again.")  # fmt: skip
+        text = ngettext(
+            "{functions} not written yet: it still raises NotImplementedError; write it in "
+            "its answer cell, then run the notebook again.",
+            "{functions} not written yet: each still raises NotImplementedError; write it in "
+            "its answer cell, then run the notebook again.",
+            len(unwritten),
+        )
+        lines.insert(1, text.format(functions=_listed(unwritten)))
         return "\n".join(lines)
     first = failing[0]
     diffs = first.differences
     if diffs:
         diff = diffs[0]
         head = f"{diff['label']}: {diff['field']}" if diff["label"] else diff["field"]
-        lines.append(f"First difference ({first.id}), {head}:")
-        lines.append(f"  PyTorch:     {diff['reference']}")
-        lines.append(f"  your engine: {diff['engine']}")
+        lines.append(
+            _("First difference ({scenario}), {what}:").format(scenario=first.id, what=head)
+        )
+        lines += compared_lines(diff["reference"], diff["engine"])
     elif first.note:
         lines.append(f"{first.id}: {first.note}")
     count = len(diffs[1:]) + sum(len(f.differences) or 1 for f in failing[1:])
     if count:
-        where = more or f"{check_command(verbose=True)} lists them"
-        lines.append(f"and {count} more ({where})")
+        where = more or _("{command} lists them").format(command=check_command(verbose=True))
+        lines.append(_("and {count} more ({where})").format(count=count, where=where))
     return "\n".join(lines)
 
 
@@ -327,10 +358,10 @@ def verdict(report, rules) -> str:
     """The one verdict text of a report on `rules` (the sealed grade's, which binds only the
     functions of `rules`: nothing there waits for this notebook)."""
     if report.passed:
-        return f"PASSED: rule {', '.join(rules)} ({len(report.results)} scenarios)"
+        return passed_text(rules, len(report.results))
     if report.results and all(r.status == "not run" for r in report.results):
-        return NOT_RUN_NO_GPU
-    return failure_text(report, list(rules), more="the full report lists them")
+        return NOT_RUN_NO_GPU  # as it is: the grading pipeline recognises a CUDA cell by it
+    return failure_text(report, list(rules), more=_("the full report lists them"))
 
 
 def report_text(report) -> str:
@@ -348,7 +379,12 @@ def check_rule(namespace: dict, assignment: str, rules, device: str = "cpu") -> 
     scenarios again on fresh values."""
     report = check_seams(namespace, assignment, rules, device, seed=PUBLIC_SEED)
     others = other_failures(namespace, assignment, rules, report)
-    judgement = judge(report, assignment, rules, others)
+    with speaking(kernel_notebook_language(assignment)):
+        judgement = judge(report, assignment, rules, others)
+        _answer(judgement, report)
+
+
+def _answer(judgement: Judgement, report) -> None:
     if judgement.passed:
         if judgement.note:  # the class edition, before a later assignment is built
             print(judgement.note)
@@ -374,23 +410,40 @@ def _show_sections(report) -> None:
         if href and title:
             links.append(f'<a href="{html.escape(href)}">{html.escape(title)}</a>')
     if links:
-        display(HTML("Reread: " + ", ".join(links)))
+        display(HTML(html.escape(_("Reread: ")) + ", ".join(links)))
 
 
 def waiting_note(waiting) -> str:
     """Scenarios that need functions another assignment builds: checked once it is done."""
     parts = sorted({seams.waiting_parts(r.waiting_for)[0] for r in waiting})
-    named = ", ".join(f"assignment {seams.ASSIGNMENTS.index(p) + 1} ({p})" for p in parts)
-    return (
-        f"{len(waiting)} scenario(s) also need {named}, not built yet: they run once it is, "
-        "and grading counts them as here: matching PyTorch up to where they stop."
+    named = ", ".join(
+        _("assignment {number} ({name})").format(number=seams.ASSIGNMENTS.index(p) + 1, name=p)
+        for p in parts
     )
+    return _(
+        "{count} scenario(s) also need {assignments}, not built yet: they run once it is, "
+        "and grading counts them as here: matching PyTorch up to where they stop."
+    ).format(count=len(waiting), assignments=named)
 
 
 def grade(namespace: dict, assignment: str, rules, device: str = "cpu", seed=None) -> None:
     """Print the report; raise AssertionError unless every selected scenario passed."""
     report = check_seams(namespace, assignment, rules, device, seed)
+    # in English whatever the notebook's language: the grading pipeline reads this output
+    # (coursekit/classroom/grading/outputs.py); feedback is written from it in the class's
     line = verdict(report, list(rules))
     print(report_text(report))
     if not report.passed:
         raise AssertionError(line)
+
+
+def kernel_notebook_language(assignment: str) -> str:
+    """The language of the notebook this kernel runs, which Validate and `check` answer in:
+    read from the notebook's metadata (coursekit/languages.py), the notebook found as every
+    route lays it out, named after its assignment in the kernel's folder (fetched, started,
+    submitted). English where there is no such notebook."""
+    try:
+        nb = json.loads(Path(f"{assignment}.ipynb").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return "en"
+    return notebook_language(nb)

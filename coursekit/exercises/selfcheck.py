@@ -27,6 +27,7 @@ from pathlib import Path
 
 import nbformat
 
+from autograder.i18n import padded
 from coursekit.exercises.assignments import ASSIGNMENTS, BY_NAME, FETCH_DIR
 from coursekit.exercises.grading import (
     NOT_RUN_HERE,
@@ -38,7 +39,9 @@ from coursekit.exercises.grading import (
     until,
 )
 from coursekit.feedback_graphs import graph_line
+from coursekit.i18n import _, speaking
 from coursekit.kernel_start import START_ATTEMPTS, never_started
+from coursekit.languages import notebook_language
 
 RESULTS_MARK = "@@selfcheck-results@@ "
 SCREEN = 40  # lines: one notebook's check fits a screen; --verbose prints everything
@@ -54,9 +57,15 @@ def graded_cells(nb) -> list[dict]:
     return cells
 
 
-def hidden_checks_in_kernel(namespace: dict, assignment_name: str, seed=None) -> None:
+def hidden_checks_in_kernel(namespace: dict, assignment_name: str, seed=None, language=None):
     """Kernel side: each test cell's judgement (grading.judge) and full report, on one seed
-    (the first check's when none is given), as one JSON line of results."""
+    (the first check's when none is given), in `language` (the notebook's), as one JSON line
+    of results."""
+    with speaking(language):
+        _hidden_checks(namespace, assignment_name, seed)
+
+
+def _hidden_checks(namespace: dict, assignment_name: str, seed) -> None:
     a = BY_NAME[assignment_name]
     checks = [(f"test_{rule}", [rule], "cpu") for rule in a.rules]
     checks.append((f"test_cuda_{a.name}", list(a.cuda_rules), "cuda"))
@@ -83,16 +92,27 @@ def hidden_checks_in_kernel(namespace: dict, assignment_name: str, seed=None) ->
 def run(path: Path, out=sys.stdout, seed=None, verbose=False) -> int:
     """Check one notebook; print its verdicts (all of them with verbose). 0: every CPU cell
     passed; 1: not all did; 2: it could not be checked."""
-    from nbclient import NotebookClient
-
     nb = nbformat.read(path, as_version=4)
     name = path.stem
     if name not in BY_NAME:
-        raise SystemExit(f"{path}: not one of the course's assignments ({', '.join(BY_NAME)})")
+        raise SystemExit(
+            _("{path}: not one of the course's assignments ({names})").format(
+                path=path, names=", ".join(BY_NAME)
+            )
+        )
+    language = notebook_language(nb)
+    with speaking(language):
+        return _check(nb, path, language, seed, verbose, out)
+
+
+def _check(nb, path: Path, language: str, seed, verbose, out) -> int:
+    from nbclient import NotebookClient
+
+    name = path.stem
     cells = graded_cells(nb)
     probe = nbformat.v4.new_code_cell(
         "from coursekit.exercises.selfcheck import hidden_checks_in_kernel\n"
-        f"hidden_checks_in_kernel(globals(), {name!r}, {seed!r})"
+        f"hidden_checks_in_kernel(globals(), {name!r}, {seed!r}, {language!r})"
     )
     nb.cells.append(probe)
     for attempt in range(1, START_ATTEMPTS + 1):
@@ -111,15 +131,21 @@ def run(path: Path, out=sys.stdout, seed=None, verbose=False) -> int:
             if not never_started(exc):
                 raise
             if attempt == START_ATTEMPTS:
-                why = f"no Python kernel could be started to check {path}: {exc}."
-                print(f"{why} Close notebooks you are not using, then check again.", file=out)
+                why = _(
+                    "no Python kernel could be started to check {path}: {error}. Close "
+                    "notebooks you are not using, then check again."
+                )
+                print(why.format(path=path, error=exc), file=out)
                 return 2
 
     text = "".join(o.get("text", "") for o in probe.outputs if o.output_type == "stream")
     errors = [o for o in probe.outputs if o.output_type == "error"]
     if errors or RESULTS_MARK not in text:
         detail = errors[0]["evalue"] if errors else text[-2000:]
-        print(f"the notebook's engine could not be checked: {detail}", file=out)
+        print(
+            _("the notebook's engine could not be checked: {detail}").format(detail=detail),
+            file=out,
+        )
         return 2
     hidden = json.loads(text.rpartition(RESULTS_MARK)[2])
     lines, complete = summary(path, cells, hidden, verbose)
@@ -132,22 +158,26 @@ def summary(path: Path, cells: list[dict], hidden: dict, verbose=False) -> tuple
     results = hidden["cells"]
     first = next(iter(results.values()), {})
     reference = first.get("reference", "?")
-    lines = [f"{path}: checked against PyTorch {reference} on cpu, seed {hidden['seed']}"]
+    lines = [
+        _("{path}: checked against PyTorch {version} on cpu, seed {seed}").format(
+            path=path, version=reference, seed=hidden["seed"]
+        )
+    ]
     earned = possible = unconfirmed = 0.0
     waiting_on: list[str] = []
     failing_on: list[str] = []
     complete = True
     for entry in cells:
         grade_id, points = entry["grade_id"], entry["points"]
-        result = results.get(grade_id, {"status": "failed", "verdict": "not checked"})
+        result = results.get(grade_id, {"status": "failed", "verdict": _("not checked")})
         status, text = cell_verdict(result, entry["cell"])
         if status == "not run":  # never a pass, never a failure of CPU work: one quiet line
-            lines.append(f"{grade_id:<24} {NOT_RUN_HERE}")
+            lines.append(f"{grade_id:<24} {_(NOT_RUN_HERE)}")
             continue
         possible += points
         if status == "passed":
             earned += points
-            lines.append(f"{grade_id:<24} {points:>4g} / {points:<4g} passed")
+            lines.append(f"{grade_id:<24} {points:>4g} / {points:<4g} " + _("passed"))
             continue
         complete = False
         if status == "not confirmed":
@@ -162,12 +192,16 @@ def summary(path: Path, cells: list[dict], hidden: dict, verbose=False) -> tuple
             lines.append(f"    {result['graph']}")
         if verbose and result.get("report"):
             lines += ["    " + line for line in result["report"].splitlines()]
-    total = f"{'total':<24} {earned:>4g} / {possible:<4g}"
+    total = padded(_("total"), 24) + f" {earned:>4g} / {possible:<4g}"
     if unconfirmed:
         why = until(waiting_on, failing_on, path.stem)
-        total += f" confirmed ({unconfirmed:g} of them {why})"
+        total += " " + _("confirmed ({points} of them {until})").format(
+            points=f"{unconfirmed:g}", until=why
+        )
     lines.append(total)
-    lines.append(f"regrade the same values: {check_command(path, hidden['seed'])}")
+    lines.append(
+        _("regrade the same values: {command}").format(command=check_command(path, hidden["seed"]))
+    )
     return lines, complete
 
 
@@ -179,7 +213,7 @@ def cell_verdict(result: dict, cell) -> tuple[str, str]:
     visible = _visible_error(cell)
     if visible is None:
         return "passed", result["verdict"]
-    return "failed", f"NOT PASSED: its visible tests: {visible}"
+    return "failed", _("NOT PASSED: its visible tests: {error}").format(error=visible)
 
 
 def _visible_error(cell) -> str | None:
@@ -187,7 +221,7 @@ def _visible_error(cell) -> str | None:
         if output.output_type == "error":
             return f"{output['ename']}: {output['evalue']}".strip()[:600]
         if output.output_type == "stream" and output.name == "stderr":
-            return "wrote to stderr (a graded cell must not)"
+            return _("wrote to stderr (a graded cell must not)")
     return None
 
 
@@ -230,16 +264,16 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     notebooks = args.notebooks or default_notebooks()
     if not notebooks:
-        print(
-            f"no exercise here: fetch one in JupyterLab (`make lab`, then Nbgrader > "
-            f"Assignment List > Fetch) into {FETCH_DIR}/, run this in a folder made by "
-            "`minigrad-course start`, or name a notebook: minigrad-course check NOTEBOOK",
-            file=sys.stderr,
+        text = _(
+            "no exercise here: fetch one in JupyterLab (`make lab`, then Nbgrader > "
+            "Assignment List > Fetch) into {folder}/, run this in a folder made by "
+            "`minigrad-course start`, or name a notebook: minigrad-course check NOTEBOOK"
         )
+        print(text.format(folder=FETCH_DIR), file=sys.stderr)
         return 2
     missing = [str(path) for path in notebooks if not path.is_file()]
     if missing:
-        print(f"no such notebook: {', '.join(missing)}", file=sys.stderr)
+        print(_("no such notebook: {paths}").format(paths=", ".join(missing)), file=sys.stderr)
         return 2
     return max(run(path, seed=args.seed, verbose=args.verbose) for path in notebooks)
 

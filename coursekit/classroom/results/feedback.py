@@ -33,6 +33,8 @@ from coursekit.classroom.results.display_budget import PAGE_BYTES, PAGE_SECONDS,
 from coursekit.classroom.results.page_style import slim
 from coursekit.classroom.runs import ensure_table, latest_runs
 from coursekit.classroom.safe_html import FEEDBACK_SCRIPTS, policy_meta, render_safely
+from coursekit.i18n import _, speaking
+from coursekit.languages import course_language
 
 # autoescaped: notes quote file names and messages from submissions
 PAGES = Environment(
@@ -40,10 +42,10 @@ PAGES = Environment(
     loader=DictLoader(
         {
             "notes": '{% if notes %}<div style="border:2px solid #cf222e;padding:8px;margin:8px">'
-            "<b>Problems with this submission</b><ul>{% for n in notes %}<li>{{ n }}</li>"
+            "<b>{{ heading }}</b><ul>{% for n in notes %}<li>{{ n }}</li>"
             "{% endfor %}</ul></div>{% endif %}",
             "not graded": "<!DOCTYPE html><html><head>{{ policy }}<meta charset='utf-8'>"
-            "<title>{{ title }}</title></head><body><h1>{{ title }}</h1><p>Score: {{ score }}</p>"
+            "<title>{{ title }}</title></head><body><h1>{{ title }}</h1><p>{{ score }}</p>"
             '{% include "notes" %}</body></html>',
         }
     ),
@@ -66,10 +68,11 @@ def make_feedback(
             f"no graded submission for student '{printable(student)}': check the id "
             "(`minigrad-course table` lists them), or grade first"
         )
-    jobs = [(str(course.root), course.db_url, r.student_id, r.assignment_id,
-             r.result["notes"] + _late_note(late.get((r.student_id, r.assignment_id)), r.score),
-             r.max_score, [c["notebook"] for c in r.result["cells"]], verbose)
-            for r in sorted(runs, key=lambda r: (r.student_id, r.assignment_id))]  # fmt: skip
+    with speaking(course_language(course.root)):
+        jobs = [(str(course.root), course.db_url, r.student_id, r.assignment_id,
+                 r.result["notes"] + _late_note(late.get((r.student_id, r.assignment_id)), r.score),
+                 r.max_score, [c["notebook"] for c in r.result["cells"]], verbose)
+                for r in sorted(runs, key=lambda r: (r.student_id, r.assignment_id))]  # fmt: skip
     workers = max(1, min(workers or os.cpu_count() or 1, len(jobs)))
     if workers == 1:
         return [page for job in jobs for page in _feedback_for(*job)]
@@ -80,12 +83,20 @@ def make_feedback(
 
 def _late_note(late, score: float) -> list[str]:
     """The lateness and its penalty, as a note atop the page (score: before the penalty)."""
-    return [f"Late: {late.describe(score)}."] if late is not None and late.is_late else []
+    if late is None or not late.is_late:
+        return []
+    return [_("Late: {how}.").format(how=late.describe(score))]
 
 
 def _feedback_for(root, db_url, student, assignment, notes, max_score, notebooks,
                   verbose=False) -> list[str]:  # fmt: skip
-    """One submission's pages (in a worker process: everything it needs is in its arguments)."""
+    """One submission's pages (in a worker process: everything it needs is in its arguments),
+    their own texts in the class's language (`init --lang`)."""
+    with speaking(course_language(root)):
+        return _pages_for(root, db_url, student, assignment, notes, max_score, notebooks, verbose)
+
+
+def _pages_for(root, db_url, student, assignment, notes, max_score, notebooks, verbose):
     from coursekit.classroom.course import Course
 
     course = Course.at(root, db_url)
@@ -96,11 +107,15 @@ def _feedback_for(root, db_url, student, assignment, notes, max_score, notebooks
             with _time_budget(PAGE_SECONDS):
                 _generate(course, student, assignment, verbose)
         except Exception as exc:  # noqa: BLE001  (one submission's pages never stop the others)
-            why = f"its feedback could not be made ({printable(str(exc))[:300]})"
+            why = _("its feedback could not be made ({error})").format(
+                error=printable(str(exc))[:300]
+            )
             return _not_shown_pages(folder, assignment, notebooks, max_score, notes, why)
         for page in sorted(folder.glob("*.html")):
             if page.stat().st_size > PAGE_BYTES:
-                why = f"its page came to {page.stat().st_size:,} bytes, over {PAGE_BYTES:,}"
+                why = _("its page came to {size} bytes, over {limit}").format(
+                    size=f"{page.stat().st_size:,}", limit=f"{PAGE_BYTES:,}"
+                )
                 page.write_text(_not_graded_page(assignment, page.stem, max_score, [*notes, why]))
             else:
                 _finish_page(page, notes)
@@ -170,7 +185,9 @@ def _finish_page(page, notes: list[str]) -> None:
     head = text.find(">", text.find("<head")) + 1
     text = text[:head] + policy_meta(FEEDBACK_SCRIPTS) + text[head:]
     body = text.find(">", text.find("<body")) + 1
-    notes_html = PAGES.get_template("notes").render(notes=notes)
+    notes_html = PAGES.get_template("notes").render(
+        notes=notes, heading=_("Problems with this submission")
+    )
     page.chmod(0o644)
     page.write_text(text[:body] + notes_html + text[body:])
 
@@ -178,7 +195,10 @@ def _finish_page(page, notes: list[str]) -> None:
 def _not_graded_page(assignment: str, notebook: str, max_score: float, notes) -> str:
     return PAGES.get_template("not graded").render(
         policy=Markup(policy_meta(FEEDBACK_SCRIPTS)),
-        title=f"{assignment}/{notebook}: not graded",
-        score=f"0 / {max_score:g}",
+        title=_("{assignment}/{notebook}: not graded").format(
+            assignment=assignment, notebook=notebook
+        ),
+        score=_("Score: {score}").format(score=f"0 / {max_score:g}"),
         notes=notes,
+        heading=_("Problems with this submission"),
     )

@@ -11,13 +11,15 @@ from collections import Counter, defaultdict
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from jinja2 import Environment
+from jinja2 import Environment, FileSystemLoader
 from markupsafe import Markup
 
 from coursekit.classroom.results.export import problems
 from coursekit.classroom.results.mistakes import common_mistakes
 from coursekit.classroom.results.table import class_scores
 from coursekit.classroom.safe_html import policy_meta
+from coursekit.i18n import _, ngettext, speaking
+from coursekit.languages import course_language
 
 TOP_MESSAGES = 12
 # the report's size budget: what a submission's run says is cut to this, so one submission's
@@ -30,7 +32,9 @@ def _shown(notes: list) -> list[str]:
     """The first notes, each cut to NOTE_CHARS, and how many more there were."""
     shown = [_cut(str(n)) for n in notes[:NOTES_PER_SUBMISSION]]
     if len(notes) > NOTES_PER_SUBMISSION:
-        shown.append(f"... and {len(notes) - NOTES_PER_SUBMISSION} more notes")
+        shown.append(
+            _("... and {count} more notes").format(count=len(notes) - NOTES_PER_SUBMISSION)
+        )
     return shown
 
 
@@ -43,7 +47,7 @@ def summarise(course) -> dict:
     book = class_scores(course)
     students, assignments, runs = book.students, book.assignments, book.runs
     percent = defaultdict(list)
-    for (student, assignment), (_, maximum) in sorted(book.scores.items()):
+    for (student, assignment), (_score, maximum) in sorted(book.scores.items()):
         score = book.final(student, assignment)
         percent[assignment].append(100.0 * score / maximum if maximum else 0.0)
     attempts, passes, messages, problems = Counter(), Counter(), Counter(), []
@@ -65,7 +69,7 @@ def summarise(course) -> dict:
                 }
             )
     cells = Counter()  # (assignment, test cell) -> submissions that failed it
-    for (_, assignment), run in runs.items():
+    for (_student, assignment), run in runs.items():
         for cell in run.result["cells"]:
             if cell["status"] != "passed":
                 cells[(assignment, cell["cell"])] += 1
@@ -85,7 +89,7 @@ def summarise(course) -> dict:
         "pass_rate": {s: passes[s] / attempts[s] for s in sorted(attempts)},
         "attempts": dict(attempts),
         "messages": messages.most_common(TOP_MESSAGES),
-        "mistakes": common_mistakes(runs),
+        "mistakes": [{**m, "text": _(m["text"])} for m in common_mistakes(runs)],
         "problems": problems,
         "collect_problems": collected,
     }
@@ -122,12 +126,16 @@ def _needs_attention(book, overdue: dict[str, dict[str, datetime]]) -> list[dict
         if problems(run)
     ]
     found += [
-        {"student": s, "assignment": a, "why": "late: " + book.late_note(s, a)}
+        {"student": s, "assignment": a, "why": _("late: {how}").format(how=book.late_note(s, a))}
         for s, a in sorted(book.scores)
         if book.is_late(s, a)
     ]
     found += [
-        {"student": s, "assignment": a, "why": f"not handed in, due {due:%Y-%m-%d %H:%M} UTC"}
+        {
+            "student": s,
+            "assignment": a,
+            "why": _("not handed in, due {due} UTC").format(due=f"{due:%Y-%m-%d %H:%M}"),
+        }
         for a, students in overdue.items()
         for s, due in students.items()
     ]
@@ -161,10 +169,16 @@ def _rule_in_words(cell: str) -> str:
     from autograder.rules import RULES, statement
 
     rule = cell.removeprefix("test_")
-    return f"{rule}: {statement(rule)}" if rule in RULES else ""
+    return f"{rule}: {_(statement(rule))}" if rule in RULES else ""
 
 
 def write_report(course, out: Path) -> Path:
+    """The report in the class's language (`init --lang`: its course_language file)."""
+    with speaking(course_language(course.root)):
+        return _write_report(course, out)
+
+
+def _write_report(course, out: Path) -> Path:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     data = summarise(course)
@@ -188,6 +202,8 @@ def _pyplot():
     return plt
 
 
+# The figures' own words stay English: matplotlib's fonts have no Chinese glyphs (a box each,
+# and a warning); their titles, on the page, are in the class's language.
 def _plot_scores(data, path: Path):
     assignments = data["assignments"]
     if not assignments:
@@ -202,7 +218,7 @@ def _plot_scores(data, path: Path):
         ax.set_xlabel("score (%)")
     axes[0][0].set_ylabel("submissions")
     _save(fig, path)
-    return path.name, "Score distribution per assignment"
+    return path.name, _("Score distribution per assignment")
 
 
 def _plot_pass_rates(data, path: Path):
@@ -222,7 +238,7 @@ def _plot_pass_rates(data, path: Path):
     ax.set_xlabel("pass rate (%), submissions in brackets")
     ax.tick_params(axis="y", labelsize=7)
     _save(fig, path)
-    return path.name, "Pass rate per scenario"
+    return path.name, _("Pass rate per scenario")
 
 
 def _plot_messages(data, path: Path):
@@ -236,7 +252,7 @@ def _plot_messages(data, path: Path):
     ax.xaxis.get_major_locator().set_params(integer=True)
     ax.tick_params(axis="y", labelsize=7)
     _save(fig, path)
-    return path.name, "Most common failure messages"
+    return path.name, _("Most common failure messages")
 
 
 def _save(fig, path: Path) -> None:
@@ -270,68 +286,17 @@ SORTING = """document.querySelectorAll("table.sortable th").forEach((th, col) =>
 });
 """
 
-# Autoescaped: ids, names, notes, messages and file names come from submissions.
-PAGE = Environment(autoescape=True).from_string(
-    """<!DOCTYPE html><html><head>{{ policy }}<meta charset='utf-8'><title>Class report</title>
-<style>body{font-family:sans-serif;max-width:1100px;margin:auto}
-td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}
-img{max-width:100%;height:auto}</style></head><body>
-<h1>Class report</h1>
-<p>{{ data.students | length }} students, {{ data.assignments | length }} assignments.</p>
-<h2>Needs attention</h2>
-{% if data.attention %}<table><tr><th>student</th><th>assignment</th><th>why</th></tr>
-{% for a in data.attention %}<tr><td>{{ a.student }}</td><td>{{ a.assignment }}</td>
-<td>{{ a.why }}</td></tr>
-{% endfor %}</table>{% else %}<p>Nothing: no problems, nothing late, nothing missing after its
-due date.</p>{% endif %}
-<h2>Grades</h2><p>Click a column to sort; a score links to the student's feedback. Scores are
-after late penalties. - not handed in, * graded with problems, L late (see above).</p>
-<table class="sortable"><thead><tr><th>student</th><th>name</th>
-{% for a in data.assignments %}<th>{{ a }}</th>{% endfor %}<th>total</th></tr></thead><tbody>
-{% for row in data.grades %}<tr><td>{{ row.id }}</td><td>{{ row.name }}</td>
-{% for c in row.cells %}<td data-sort="{{ c.sort }}">{% if c.link %}<a href="{{ c.link }}">
-{{- c.text }}</a>{% else %}{{ c.text }}{% endif %}</td>{% endfor %}
-<td data-sort="{{ row.sort }}">{{ row.total }}</td></tr>
-{% endfor %}</tbody></table>
-{% if data.failed_cells %}<h2>Test cells failed, by submissions</h2>
-<table><tr><th>assignment</th><th>test cell</th><th>submissions</th><th>rule</th></tr>
-{% for f in data.failed_cells %}<tr><td>{{ f.assignment }}</td><td>{{ f.cell }}</td>
-<td>{{ f.submissions }}</td><td>{{ f.rule }}</td></tr>
-{% endfor %}</table>{% endif %}
-{% if data.mistakes %}<h2>The class's most common mistakes</h2><p>The likely mistake behind
-failed test cells (the planted bug their differences look like), by submissions.</p>
-<table><tr><th>submissions</th><th>rule</th><th>mistake</th><th>students</th></tr>
-{% for m in data.mistakes %}<tr><td>{{ m.submissions }}</td><td>{{ m.rule }}</td>
-<td>{{ m.text }}</td><td>{{ m.students | join(", ") }}{% if m.more %} and {{ m.more }} more
-{% endif %}</td></tr>
-{% endfor %}</table>{% endif %}
-{% for name, title in figures %}<h2>{{ title }}</h2><img src="{{ name }}" alt="{{ title }}">
-{% endfor %}
-{% if data.messages %}<h2>Failure messages</h2><table><tr><th>cells</th><th>message</th></tr>
-{% for message, n in data.messages %}<tr><td>{{ n }}</td><td>{{ message }}</td></tr>
-{% endfor %}</table>{% endif %}
-<h2>Missing submissions</h2>
-{% for assignment, students in data.missing.items() if students %}<p>{{ assignment }}
-({{ students | length }}): {{ students | join(", ") }}</p>
-{% else %}<p>None: everyone handed in every assignment.</p>{% endfor %}
-<h2>Submissions with problems</h2>
-{% if data.problems %}<table><tr><th>student</th><th>assignment</th><th>status</th><th>why</th></tr>
-{% for p in data.problems %}<tr><td>{{ p.student }}</td><td>{{ p.assignment }}</td>
-<td>{{ p.status }}</td><td>{% for note in p.notes %}{{ note }}{% if not loop.last %}<br>{% endif %}
-{% endfor %}</td></tr>
-{% endfor %}</table>{% else %}<p>None.</p>{% endif %}
-{% if left_out %}<h2>Left out by collect</h2><ul>
-{% for assignment, problem in left_out %}<li>{{ assignment }}: {{ problem }}</li>
-{% endfor %}</ul>{% endif %}
-<script src="{{ sort_script }}"></script>
-</body></html>
-"""
+# report.html beside this file, its fixed texts through the catalogue (jinja2's i18n, the
+# newstyle gettext: placeholders autoescaped as everything else)
+PAGE = Environment(
+    loader=FileSystemLoader(Path(__file__).parent), autoescape=True, extensions=["jinja2.ext.i18n"]
 )
+PAGE.install_gettext_callables(_, ngettext, newstyle=True)
 
 
 def _page(data, figures) -> str:
     left_out = [(a, p) for a, found in sorted(data["collect_problems"].items()) for p in found]
-    return PAGE.render(
+    return PAGE.get_template("report.html").render(
         policy=Markup(policy_meta("'self'")), data=data, figures=figures, left_out=left_out,
         sort_script=SORT_SCRIPT,
     )  # fmt: skip
