@@ -12,6 +12,7 @@ import contextlib
 import importlib.util
 import io
 import re
+import shutil
 from pathlib import Path
 
 import nbformat
@@ -252,13 +253,22 @@ nbtools = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(nbtools)
 
 
-@pytest.mark.xdist_group("02_leaf_nodes_zh")
-def test_a_translated_lecture_runs_top_to_bottom_in_chinese(tmp_path):
-    path = tmp_path / "02_leaf_nodes.ipynb"
-    nbformat.write(in_language(_read(REPO / "course" / path.name), "zh-CN"), path)
+@pytest.mark.xdist_group("lectures_zh")
+@pytest.mark.parametrize("lecture", sorted(p.name for p in (REPO / "course").glob("*.ipynb")))
+def test_every_lecture_runs_top_to_bottom_in_chinese(tmp_path, lecture):
+    """As `start --lang zh-CN` lays it out (its folder in Chinese: the side-by-side cells'
+    headlines follow it), with no error and no unexpected warning."""
+    english = _read(REPO / "course" / lecture)
+    path = tmp_path / lecture
+    nbformat.write(in_language(_read(REPO / "course" / lecture), "zh-CN"), path)
+    for module in (REPO / "course").glob("*.py"):  # what a lecture imports from its folder
+        shutil.copy(module, tmp_path)
     nb = nbtools.execute(path)
     assert nbtools.unexpected_warnings(nb) == []
-    assert nb.cells[0].source.startswith("# 2. 叶子节点与 `.grad`")
+    title = nb.cells[0].source  # the Chinese one, not the English
+    assert re.search(r"[\u4e00-\u9fff]", title) and title != english.cells[0].source, title
+    if lecture == "02_leaf_nodes.ipynb":
+        assert nb.cells[0].source.startswith("# 2. 叶子节点与 `.grad`")
 
 
 @pytest.mark.xdist_group("init_zh")
