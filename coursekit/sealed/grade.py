@@ -18,7 +18,6 @@ import importlib.util
 import json
 import re
 import secrets
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -164,17 +163,7 @@ def _grade_device(tests, program: Program, device: str, seed: int, limits, resul
     needs = {sid: REGISTRY[sid].needs for ids in groups.values() for sid in ids}
     base = {"cells": program.cells, "seed": seed, "device": device, "needs": needs,
             "cell_s": limits.cell_s, "scenario_s": limits.scenario_s}  # fmt: skip
-    all_ids = sorted({sid for ids in groups.values() for sid in ids})
-    # The sandboxes run while PyTorch's side is worked out here: this process only waits for
-    # them. The reference stays on this thread, where its time limits are SIGALRM's.
-    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="sealed-run") as runs:
-        sealed = runs.submit(_sealed_runs, base, groups, limits, device)
-        course_order = {a: runs.submit(course_order_waits, a, tuple(sorted(ids)), device)
-                        for a, ids in _ids_by_assignment(groups).items()}  # fmt: skip
-        reference = _reference(tuple(all_ids), seed, device)
-        outcomes = sealed.result()
-        waits = {a: later.result() for a, later in course_order.items()}
-    for key, outcome in outcomes.items():
+    for key, outcome in _sealed_runs(base, groups, limits, device).items():
         ids = sorted(groups[key])
         reports, seen, channel_notes = _read_outcome(outcome, ids)
         if cell_reports is None:  # the same cells run in every group: report them once
@@ -189,6 +178,10 @@ def _grade_device(tests, program: Program, device: str, seed: int, limits, resul
     for report in cell_reports:
         if report.get("kind") == "answer" and report.get("status") != "ok":
             result.answer_errors[str(report.get("id"))] = _error_text(report)
+    all_ids = sorted({sid for ids in groups.values() for sid in ids})
+    reference = _reference(tuple(all_ids), seed, device)
+    waits = {a: course_order_waits(a, tuple(sorted(ids)), device)
+             for a, ids in _ids_by_assignment(groups).items()}  # fmt: skip
     for test in tests:
         scenario_results = []
         for check in test.checks:

@@ -30,7 +30,6 @@ from __future__ import annotations
 import compileall
 import contextlib
 import fcntl
-import functools
 import importlib.util
 import json
 import os
@@ -42,7 +41,6 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
-import threading
 import time
 from dataclasses import dataclass, field
 from functools import cache
@@ -163,25 +161,7 @@ def _unshare_args(is_root: bool) -> list[str]:
 # -- the staged environment ------------------------------------------------------------------
 
 
-# One staging at a time: the sandboxes of one sealed run start on threads of their own, and
-# each folder is staged once per grading process.
-_STAGING = threading.RLock()
-
-
-def _staged_once(stage):
-    """functools.cache for what is staged, safe across threads."""
-    cached = cache(stage)
-
-    @functools.wraps(stage)
-    def staged(*args):
-        with _STAGING:
-            return cached(*args)
-
-    staged.cache_clear = cached.cache_clear
-    return staged
-
-
-@_staged_once
+@cache
 def staged_root() -> Path:
     """A private copy of the observing side (lib/autograder, lib/coursekit/sealed/child.py)
     and, for a run without a namespace only, links to the allowed packages (site/)."""
@@ -234,7 +214,7 @@ def _readable_to_all(root: Path) -> None:
             path.chmod(0o755 if path.is_dir() else 0o644)
 
 
-@_staged_once
+@cache
 def staged_engine(assignment: str, names: tuple[str, ...]) -> Path:
     """A directory holding the minigrad a sealed run grading `names` of `assignment` imports:
     those functions and every later assignment's are stubs, the graded assignment's other
@@ -249,7 +229,7 @@ def staged_engine(assignment: str, names: tuple[str, ...]) -> Path:
     return root
 
 
-@_staged_once
+@cache
 def _compiled_engine() -> Path:
     """minigrad with every graded function's reference answer (as bytecode), its modules
     compiled: what each staged engine copies before writing its own graded functions.
