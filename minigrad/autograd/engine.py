@@ -5,6 +5,7 @@ No recursion anywhere, so a chain of a million nodes works. Gradients travel as 
 """
 
 import heapq
+import itertools
 from collections.abc import Mapping
 
 import numpy as np
@@ -152,9 +153,13 @@ def run_backward(roots, root_grads, retain_graph, capture=None, inputs=None):
         else:
             _add_into(slots[nr], g)
     ready = []
+    # Ties (leaves' AccumulateGrad nodes all rank last) are broken by the order nodes became
+    # ready, never by memory address: an error raised half-way through a backward then
+    # leaves the same gradients behind on every run.
+    order = itertools.count()
     for node in buffers:
         if deps.get(node, 0) == 0:
-            ready.append((-node._seq, id(node), node))
+            ready.append((-node._seq, next(order), node))
     heapq.heapify(ready)
     push, pop = heapq.heappush, heapq.heappop
     captured = {}
@@ -168,7 +173,7 @@ def run_backward(roots, root_grads, retain_graph, capture=None, inputs=None):
             if following is None:
                 node = pop(ready)[2]
             elif ready:
-                node = heapq.heappushpop(ready, (-following._seq, id(following), following))[2]
+                node = heapq.heappushpop(ready, (-following._seq, next(order), following))[2]
             else:
                 node = following
             following = None
@@ -223,15 +228,15 @@ def run_backward(roots, root_grads, retain_graph, capture=None, inputs=None):
                 deps[nxt] = left
                 if left == 0:
                     if nxt not in buffers:
-                        _skip_branch(nxt, deps, buffers, ready)
+                        _skip_branch(nxt, deps, buffers, ready, order)
                     elif following is None:
                         following = nxt
                     else:
-                        push(ready, (-nxt._seq, id(nxt), nxt))
+                        push(ready, (-nxt._seq, next(order), nxt))
     return captured
 
 
-def _skip_branch(node, deps, buffers, ready):
+def _skip_branch(node, deps, buffers, ready, order):
     """A node that received no gradient at all: release its inputs' dependency counts."""
     stack = [node]
     while stack:
@@ -242,7 +247,7 @@ def _skip_branch(node, deps, buffers, ready):
             deps[nxt] -= 1
             if deps[nxt] == 0:
                 if nxt in buffers:
-                    heapq.heappush(ready, (-nxt._seq, id(nxt), nxt))
+                    heapq.heappush(ready, (-nxt._seq, next(order), nxt))
                 else:
                     stack.append(nxt)
 
