@@ -1,22 +1,29 @@
 """The course's message catalogues (coursekit/i18n.py) where the course is installed around
 the checker; the checker alone speaks English."""
 
+import functools
+
+
+@functools.cache
+def _course():
+    """coursekit.i18n, or None where the checker runs alone (a sealed run stages it so): looked
+    for once per process, not on every message (a failed import searches the path each time)."""
+    try:
+        from coursekit import i18n
+    except ImportError:
+        return None
+    return i18n
+
 
 def _(message: str) -> str:
-    try:
-        from coursekit.i18n import _ as translated
-    except ImportError:
-        return message
-    return translated(message)
+    course = _course()
+    return message if course is None else course._(message)
 
 
 def language() -> str:
     """The language messages are written in here (coursekit.i18n.current), else English."""
-    try:
-        from coursekit.i18n import current
-    except ImportError:
-        return "en"
-    return current()
+    course = _course()
+    return "en" if course is None else course.current()
 
 
 def N_(message: str) -> str:
@@ -40,17 +47,15 @@ def in_the_folders_language(method):
     """`method`'s messages in the language of the notebooks in the current folder (a
     lecture's, coursekit.i18n.folder_language), where the course is installed around the
     checker."""
-    import functools
 
     @functools.wraps(method)
     def speaking_method(*args, **kwargs):
-        try:
-            from coursekit.i18n import folder_language, speaking
-        except ImportError:
+        course = _course()
+        if course is None:
             return method(*args, **kwargs)
         import os
 
-        with speaking(folder_language(os.getcwd())):
+        with course.speaking(course.folder_language(os.getcwd())):
             return method(*args, **kwargs)
 
     return speaking_method
