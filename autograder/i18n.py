@@ -46,12 +46,12 @@ def padded(text: str, width: int) -> str:
 def in_the_folders_language(method):
     """`method`'s messages in the language of the notebooks in the current folder (a
     lecture's, coursekit.i18n.folder_language), where the course is installed around the
-    checker."""
+    checker and no language was chosen around the call (a class's pages choose theirs)."""
 
     @functools.wraps(method)
     def speaking_method(*args, **kwargs):
         course = _course()
-        if course is None:
+        if course is None or course.chosen() is not None:
             return method(*args, **kwargs)
         import os
 

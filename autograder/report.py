@@ -12,10 +12,17 @@ from pathlib import Path
 
 from autograder import graph_diff
 from autograder.diagnoses import diagnose, sentence
-from autograder.i18n import N_, _, columns, language, padded
+from autograder.i18n import N_, _, columns, in_the_folders_language, language, padded
 from autograder.rules import statement
 
 NOT_RUN_NO_GPU = N_("not run: no GPU on the grader")  # shown through _()
+# A scenario's status in words (the status itself stays data: "failed", "not run", ...)
+STATUS_WORDS = {
+    "passed": N_("passed"),
+    "failed": N_("failed"),
+    "not run": N_("not run"),
+    "waiting": N_("waiting"),
+}
 # Differences listed per failing scenario: the first ones are what a student acts on; the
 # rest mostly repeat them further down the same run (and would fill a feedback page).
 SHOWN_DIFFERENCES = 3
@@ -205,55 +212,71 @@ class Report:
         )
         return "\n".join(lines)
 
+    @in_the_folders_language
     def _repr_html_(self) -> str:
+        """The report as Jupyter shows it, in the language of the notebook it is shown in."""
         esc = html.escape
         colour = "#1a7f37" if self.passed else "#cf222e"
         parts = [f'<div><p style="color:{colour}"><b>{esc(self.summary())}</b></p>']
-        parts += [f'<p style="color:#9a6700"><b>NOTE:</b> {esc(n)}</p>' for n in self.notes]
-        parts.append("<table><tr><th>rule</th><th>passed</th><th>statement</th></tr>")
+        parts += [
+            f'<p style="color:#9a6700">{esc(_("NOTE: {note}").format(note=n))}</p>'
+            for n in self.notes
+        ]
+        headers = (_("rule"), _("scenarios passed"), _("what it says"))
+        parts.append("<table><tr>" + "".join(f"<th>{esc(h)}</th>" for h in headers) + "</tr>")
         for rule, v in self.by_rule.items():
             mark = "&#10003;" if v["passed"] == v["total"] else "&#10007;"
             parts.append(
                 f"<tr><td>{rule}</td><td>{mark} {v['passed']}/{v['total']}</td>"
-                f"<td>{esc(statement(rule))}</td></tr>"
+                f"<td>{esc(_(statement(rule)))}</td></tr>"
             )
         parts.append("</table>")
         parts += [f"<p><b>{esc(sentence(d))}</b></p>" for d in self.diagnoses]
         if self.graph:
             parts.append(graph_diff.pictures_html(self.graph))
         for failure in self.failures:
-            parts.append(
-                f"<details><summary><code>{esc(failure.id)}</code> {esc(failure.status)}"
-                f" (rules {esc(', '.join(failure.rules))})</summary>"
-            )
-            if failure.note:
-                parts.append(f"<p>{esc(failure.note)}</p>")
-            parts.append("<ul>")
-            for diff in failure.differences[:SHOWN_DIFFERENCES]:
-                head = f"{diff['label']}: {diff['field']}" if diff["label"] else diff["field"]
-                parts.append(
-                    f"<li><code>{esc(head)}</code><br>PyTorch: <code>{esc(diff['reference'])}"
-                    f"</code><br>your engine: <code>{esc(diff['engine'])}</code></li>"
-                )
-            hidden = len(failure.differences) - SHOWN_DIFFERENCES
-            if hidden > 0:
-                parts.append(f"<li>... and {hidden} more, often following from the first</li>")
-            parts.append("</ul>")
-            for rule in failure.rules:
-                parts.append(f"<p>rule {rule}: {esc(statement(rule))}</p>")
-            title, href = lecture_link(failure.lecture)
-            shown = f'<a href="{esc(href)}">{esc(title)}</a>' if href else esc(title)
-            parts.append(f"<p>reread: {shown}</p></details>")
+            parts.append(_failure_html(failure))
         for waiting in self.waiting:
-            parts.append(
-                f"<p><code>{esc(waiting.id)}</code> waiting for {esc(waiting.waiting_for)}: "
-                f"{esc(waiting.note)}</p>"
+            line = _("[{scenario}] waiting for {part}: {note}").format(
+                scenario=waiting.id, part=waiting.waiting_for, note=waiting.note
             )
-        parts.append(
-            f"<p>regrade the same values with <code>check(engine, seed={self.seed})</code>"
-        )
-        parts.append("</p></div>")
+            parts.append(f"<p>{esc(line)}</p>")
+        call = f"<code>check(engine, seed={self.seed})</code>"
+        again = esc(_("regrade the same values with {call}")).replace("{call}", call)
+        parts.append(f"<p>{again}</p></div>")
         return "".join(parts)
+
+
+def _failure_html(failure: ScenarioResult) -> str:
+    """One failed scenario, folded: its first differences (PyTorch's text and the engine's,
+    as printed), each of its rules in words, and the lecture section to reread."""
+    esc = html.escape
+    status = _(STATUS_WORDS.get(failure.status, failure.status))
+    rules = _("rules {rules}").format(rules=", ".join(failure.rules))
+    parts = [f"<details><summary><code>{esc(failure.id)}</code> {esc(status)} ({esc(rules)})"]
+    parts.append("</summary>")
+    if failure.note:  # a marked note (no GPU...) in words, another as it was written
+        parts.append(f"<p>{esc(_(failure.note))}</p>")
+    parts.append("<ul>")
+    for diff in failure.differences[:SHOWN_DIFFERENCES]:
+        head = f"{diff['label']}: {diff['field']}" if diff["label"] else diff["field"]
+        parts.append(
+            f"<li><code>{esc(head)}</code><br>{esc(_('PyTorch:'))} "
+            f"<code>{esc(diff['reference'])}</code><br>"
+            f"{esc(_('your engine:'))} <code>{esc(diff['engine'])}</code></li>"
+        )
+    hidden = len(failure.differences) - SHOWN_DIFFERENCES
+    if hidden > 0:
+        more = _("... and {count} more differences, often following from the first")
+        parts.append(f"<li>{esc(more.format(count=hidden))}</li>")
+    parts.append("</ul>")
+    for rule in failure.rules:
+        line = _("rule {rule}: {statement}").format(rule=rule, statement=_(statement(rule)))
+        parts.append(f"<p>{esc(line)}</p>")
+    title, href = lecture_link(failure.lecture)
+    shown = f'<a href="{esc(href)}">{esc(title)}</a>' if href else esc(title)
+    parts.append(f"<p>{esc(_('Reread: '))}{shown}</p></details>")
+    return "".join(parts)
 
 
 def lecture_section(reference: str, here: Path | None = None) -> str:

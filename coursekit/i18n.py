@@ -38,6 +38,11 @@ def current() -> str:
     return override if override in LANGUAGES else _chosen.get() or DEFAULT
 
 
+def chosen() -> str | None:
+    """The language `speaking(...)` chose around this call; None where none was chosen."""
+    return _chosen.get()
+
+
 @contextlib.contextmanager
 def speaking(language: str | None):
     """Messages made inside are in `language` (None: as outside), unless overridden."""

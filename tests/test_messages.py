@@ -10,6 +10,7 @@ the same scores in both languages."""
 from __future__ import annotations
 
 import gettext
+import html
 import importlib.util
 import re
 from pathlib import Path
@@ -225,6 +226,38 @@ def test_validate_answers_in_the_language_of_the_notebook_beside_it(tmp_path, mo
     monkeypatch.delenv(i18n.OVERRIDE)
     nbformat.write(nbformat.v4.new_notebook(), notebook)
     assert verdict().startswith("NOT PASSED: rule L8\n")
+
+
+def test_a_report_shown_in_a_chinese_notebook_is_chinese_and_quotes_pytorch(tmp_path, monkeypatch):
+    """check()'s Report as Jupyter shows it (its HTML) in a Chinese lecture's folder: the
+    rule in words, the labels and the status in Chinese, PyTorch's text as PyTorch wrote it;
+    a language chosen around it (a class's page) wins over the folder's."""
+    import nbformat
+
+    from autograder.report import Report, ScenarioResult
+    from autograder.rules import RULES
+
+    monkeypatch.delenv(i18n.OVERRIDE, raising=False)
+    monkeypatch.chdir(tmp_path)
+    pytorch = (
+        "RuntimeError: a leaf Variable that requires grad is being used in an in-place operation."
+    )
+    diff = {"label": "a", "field": "raised", "reference": pytorch, "engine": "no error"}
+    failed = ScenarioResult("leaf.x", ("L8",), "leaf", "course/02.ipynb#x", 1, "failed", [diff])
+    report = Report("mine", "cpu", 7, "2.13.0", [failed])
+    english = report._repr_html_()
+    assert RULES["L8"][:30] in english and "your engine:" in english
+    nbformat.write(in_language(nbformat.v4.new_notebook(), "zh-CN"), tmp_path / "02.ipynb")
+    i18n.folder_language.cache_clear()
+    chinese = report._repr_html_()
+    statement_zh = i18n.catalogue("zh-CN").gettext(RULES["L8"])
+    assert statement_zh != RULES["L8"]
+    for piece in (statement_zh[:20], "你的引擎", "未通过", "规则 L8", "请重读"):
+        assert piece in chinese, piece
+    assert RULES["L8"][:30] not in chinese and "your engine:" not in chinese
+    assert html.escape(pytorch) in chinese  # verbatim
+    with speaking("en"):
+        assert report._repr_html_() == english
 
 
 @pytest.mark.slow
