@@ -21,6 +21,8 @@ from coursekit import colab
 from coursekit.edition import graded_functions, seam_source
 from coursekit.exercises.assignments import ASSIGNMENTS, Assignment
 from coursekit.exercises.cells import read_cells
+from coursekit.exercises.grading import NOT_RUN_HERE
+from coursekit.i18n import _, speaking
 from coursekit.languages import as_lines
 from coursekit.routes import check_sentence, lecture_sentence
 from coursekit.sealed.contract import CHECK_KEY
@@ -283,36 +285,41 @@ minigrad（你正在构建的引擎），别的都不行：评分器在 `torch` 
 你的单元格，所以导入了它们的答案在那里得 0 分，无论它在这里表现如何，你的反馈也会说明这一点。
 
 想不必等待就看到评分器会给出的反馈，{check}
-（没有 GPU 时它只计算你的 CPU 分数，并显示 "CUDA: not run here (no GPU), not counted"）。"""
+（没有 GPU 时它只计算你的 CPU 分数，并显示 "{in_chinese(NOT_RUN_HERE)}"）。"""
 
 
 def grading_table_zh(a: Assignment) -> str:
-    """grading_table in Chinese; the rules' statements stay as autograder/rules.py words them
-    (the checker's own texts are not translated yet)."""
-    rows, total = _rule_rows(a)
+    """grading_table in Chinese: the rules' statements as the checker's feedback words them in
+    Chinese (the catalogue's), the CUDA cell's line as the kernel prints it there."""
+    rows, total = _rule_rows(a, in_chinese)
     return "\n".join(
         [
             "## 评分",
             "",
             f"上面的 CPU 测试单元格共 {total:g} 分：",
             "",
-            "| 规则 | 分数 | 内容（英文原文） |",
+            "| 规则 | 分数 | 内容 |",
             "| --- | --- | --- |",
             *rows,
             "",
             f"最后一个单元格在 GPU 上运行同样的场景（{cuda_points(a):g} 分，规则 "
             f"{', '.join(a.cuda_rules)}）：这时你的引擎的数据存放在 CuPy 数组中。只有 PyTorch "
             "和你的引擎都能看到 GPU 时它才会运行。没有 GPU 时它显示 "
-            '"CUDA: not run here (no GPU), not counted"，并且能通过 Validate；没有 GPU 的评分器'
+            f'"{in_chinese(NOT_RUN_HERE)}"，并且能通过 Validate；没有 GPU 的评分器'
             "不给它任何分数（跳过的检查从来不算通过）。",
         ]
     )
 
 
-def _rule_rows(a: Assignment) -> tuple[list[str], float]:
-    """The grading table's rows (rule, CPU points, statement) and their total, in either
-    language."""
-    rows = [f"| {rule} | {cpu_points(a, rule):g} | {statement(rule)} |" for rule in a.rules]
+def in_chinese(message: str) -> str:
+    """A message of the catalogue as the Chinese edition's checker prints it."""
+    with speaking("zh-CN"):
+        return _(message)
+
+
+def _rule_rows(a: Assignment, words=str) -> tuple[list[str], float]:
+    """The grading table's rows (rule, CPU points, statement in `words`) and their total."""
+    rows = [f"| {rule} | {cpu_points(a, rule):g} | {words(statement(rule))} |" for rule in a.rules]
     return rows, sum(cpu_points(a, rule) for rule in a.rules)
 
 
