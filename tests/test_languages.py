@@ -115,6 +115,24 @@ def test_each_answer_of_a_translated_exercise_has_its_docstring_in_chinese():
         assert [c.id for c in answers if not twin(c, "zh-CN").strip()] == [], path
 
 
+def test_a_chinese_grading_table_states_each_rule_as_the_chinese_feedback_does():
+    """The rules a student is graded on, in the words the Chinese checker will use for them."""
+    from autograder.rules import RULES
+    from coursekit.i18n import catalogue
+
+    chinese = catalogue("zh-CN").gettext
+    for path in sorted((REPO / "exercises").glob("*/*.ipynb")):
+        table = next(
+            joined(twin(c, "zh-CN"))
+            for c in prose(_read(path))
+            if c.source.startswith("## Grading")
+        )
+        rows = dict(re.findall(r"^\| (\w+) \| [\d.]+ \| (.+) \|$", table, re.M))
+        assert rows and all(rows[rule] == chinese(RULES[rule]) != RULES[rule] for rule in rows), (
+            path
+        )
+
+
 def test_a_markdown_cell_in_chinese_and_a_missing_translation():
     nb = nbformat.v4.new_notebook(
         cells=[
