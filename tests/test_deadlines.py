@@ -170,6 +170,30 @@ def test_without_a_due_date_the_lms_mark_says_late_and_costs_nothing():
     assert not Late(datetime(2026, 12, 2), None, 0.0, 0.0, lms_late=False).is_late
 
 
+def test_a_chinese_class_reads_its_lateness_in_chinese(monkeypatch):
+    """The sentence atop a late submission's feedback, in a class made in Chinese: when, from
+    where, how late, the extension and what it cost (hand-counted: 1 d 2 h 1 min late)."""
+    from coursekit import i18n
+    from coursekit.classroom.deadlines import FROM_EXCHANGE, Late
+
+    monkeypatch.delenv(i18n.OVERRIDE, raising=False)
+    late = Late(datetime(2026, 12, 3, 2, 0), datetime(2026, 12, 1, 23, 59), 24.0, 0.5, False,
+                FROM_EXCHANGE)  # fmt: skip
+    english = late.describe(3)
+    assert english == (
+        "handed in 2026-12-03 02:00 UTC (by the exchange), 1 d 2 h 1 min after the due date "
+        "2026-12-01 23:59 UTC (with an extension of 24 h); late penalty 0.5: 3 -> 2.5"
+    )
+    with i18n.speaking("zh-CN"):
+        chinese = late.describe(3)
+        marked = Late(datetime(2026, 12, 2), None, 0.0, 0.0, lms_late=True).describe(3)
+    assert chinese == (
+        "提交于 2026-12-03 02:00 UTC（依据nbgrader 交换目录），比截止时间 2026-12-01 23:59 UTC "
+        "晚了 1 天 2 小时 1 分钟（已延期 24 小时）；迟交扣分 0.5：3 -> 2.5"
+    )
+    assert marked.startswith("LMS 标记为迟交")
+
+
 @pytest.mark.parametrize(
     "argv, said",
     [

@@ -28,11 +28,16 @@ from sqlalchemy.orm import joinedload, selectinload
 
 from coursekit.classroom.printable import printable
 from coursekit.classroom.runs import Extension, LatePolicy, ensure_table
+from coursekit.i18n import N_, _
 
 DAY = 86400.0
 LONGEST_EXTENSION_DAYS = 36525  # a century: beyond it a number is a slip (1e308, inf)
 TIMESTAMP = "timestamp.txt"  # nbgrader's
 SOURCE = ".submission.json"  # {"source": words, "lms_late": bool}: where the time came from
+# Where a submission's time came from, in words (kept as data; shown through _())
+FROM_EXCHANGE = N_("the exchange")
+FROM_LMS = N_("the LMS download")
+FROM_NEWEST_FILE = N_("the newest file's time")
 
 
 # --- a submission's time -------------------------------------------------------------------
@@ -58,7 +63,7 @@ def submission_time(folder: Path) -> dict:
         files = [p for p in folder.rglob("*") if p.is_file() and not p.is_symlink()]
         times = [p.lstat().st_mtime for p in files if p.name not in (TIMESTAMP, SOURCE)]
         time = utc(datetime.fromtimestamp(max(times), timezone.utc)) if times else None
-        source = "the newest file's time"
+        source = FROM_NEWEST_FILE
     return {
         "time": time.isoformat() if time else None,
         "source": source,
@@ -130,16 +135,22 @@ class Late:
         return (self.seconds or 0) > 0 if self.due is not None else self.lms_late
 
     def describe(self, score: float) -> str:
-        """One sentence: when, how late, what it cost (score is before the penalty)."""
+        """One sentence, in the language spoken here (a class's feedback: its own): when, how
+        late, what it cost (score is before the penalty)."""
         if self.due is None:
-            said = "marked late by the LMS (no due date set here, so no penalty)"
+            said = _("marked late by the LMS (no due date set here, so no penalty)")
         else:
-            when = _shown(self.submitted) + (f" (by {self.source})" if self.source else "")
-            after = f"{_duration(self.seconds)} after the due date {_shown(self.due)}"
-            said = f"handed in {when}, {after}"
+            when = _shown(self.submitted)
+            if self.source:
+                when += _(" (by {source})").format(source=_(self.source))
+            said = _("handed in {when}, {duration} after the due date {due}").format(
+                when=when, duration=_duration(self.seconds), due=_shown(self.due)
+            )
         if self.extension_hours:
-            said += f" (with an extension of {self.extension_hours:g} h)"
-        return said + f"; late penalty {self.penalty:g}: {score:g} -> {score - self.penalty:g}"
+            said += _(" (with an extension of {hours} h)").format(hours=f"{self.extension_hours:g}")
+        return said + _("; late penalty {penalty}: {before} -> {after}").format(
+            penalty=f"{self.penalty:g}", before=f"{score:g}", after=f"{score - self.penalty:g}"
+        )
 
 
 def lateness(row, lms_late: bool, extension_hours: float, source="") -> Late:
@@ -175,8 +186,10 @@ def _shown(time: datetime) -> str:
 def _duration(seconds: float) -> str:
     days, rest = divmod(int(math.ceil(seconds / 60)), 24 * 60)
     hours, minutes = divmod(rest, 60)
-    return " ".join(f"{n} {unit}" for n, unit in [(days, "d"), (hours, "h"), (minutes, "min")]
-                    if n) or "0 min"  # fmt: skip
+    units = [(days, _("{count} d")), (hours, _("{count} h")), (minutes, _("{count} min"))]
+    return " ".join(unit.format(count=n) for n, unit in units if n) or _("{count} min").format(
+        count=0
+    )
 
 
 # --- the one place a penalty is computed -----------------------------------------------------

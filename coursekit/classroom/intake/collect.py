@@ -31,7 +31,7 @@ from traitlets import Unicode
 from traitlets.config import Config
 
 from coursekit.classroom.course import check_result
-from coursekit.classroom.deadlines import record_submission
+from coursekit.classroom.deadlines import FROM_LMS, record_submission
 from coursekit.classroom.intake import exchange
 from coursekit.classroom.intake.download import SafeExtractor
 from coursekit.classroom.intake.file_limits import DEFAULT_LIMITS, Limits
@@ -206,7 +206,7 @@ def _record_times(course, assignment: str, extractor, collector) -> None:
         folder = course.submission_dir(student, assignment)
         if folder.is_dir():
             late = student in collector.late
-            record_submission(folder, time, "the LMS download", late)
+            record_submission(folder, time, FROM_LMS, late)
 
 
 def record_problems(course, assignment: str, problems: list[str]) -> None:

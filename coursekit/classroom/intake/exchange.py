@@ -40,7 +40,7 @@ from nbgrader.exchange.default.collect import ExchangeCollect
 from nbgrader.utils import ignore_patterns, parse_utc
 from sqlalchemy import select
 
-from coursekit.classroom.deadlines import TIMESTAMP, record_submission
+from coursekit.classroom.deadlines import FROM_EXCHANGE, TIMESTAMP, record_submission
 from coursekit.classroom.intake.file_limits import (
     DEFAULT_LIMITS,
     Budget,
@@ -201,7 +201,7 @@ class VettedCollect(ExchangeCollect):
                 if not self._newer(time, dest):
                     shutil.rmtree(staged)
                     continue
-            record_submission(staged, time, "the exchange")
+            record_submission(staged, time, FROM_EXCHANGE)
             if dest.exists():
                 shutil.rmtree(dest)
             staged.rename(dest)
