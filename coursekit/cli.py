@@ -49,7 +49,7 @@ def _parser() -> argparse.ArgumentParser:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--debug", action="store_true", help="show the traceback of a failure")
+    parser.add_argument("--debug", action="store_true", help=_("show the traceback of a failure"))
     commands = parser.add_subparsers(dest="command", required=True)
 
     init = commands.add_parser("init", help="create a course directory")
@@ -148,15 +148,15 @@ def _parser() -> argparse.ArgumentParser:
         "edition", help="the student distribution: class-edition minigrad, lectures, exercises"
     )
     edition.add_argument("dir", type=Path, help="where to write it (pip install DIR)")
-    start = commands.add_parser("start", help="a self-paced copy of the lectures and exercises")
+    start = commands.add_parser("start", help=_("a self-paced copy of the lectures and exercises"))
     start.add_argument("dir", type=Path, nargs="?", default=Path("minigrad-course"))
     _language_option(start)
     check = commands.add_parser(
-        "check", help="run your exercise notebook and print what grading would give it"
+        "check", help=_("run your exercise notebook and print what grading would give it")
     )
-    check.add_argument("notebooks", type=Path, nargs="*", help="default: exercises/*/ here")
-    check.add_argument("--seed", type=int, help="the values to check on (to regrade)")
-    check.add_argument("--verbose", action="store_true", help="every difference, in full")
+    check.add_argument("notebooks", type=Path, nargs="*", help=_("default: exercises/*/ here"))
+    check.add_argument("--seed", type=int, help=_("the values to check on (to regrade)"))
+    check.add_argument("--verbose", action="store_true", help=_("every difference, in full"))
     from coursekit import saved
 
     saved.add_parser(commands)
@@ -167,8 +167,8 @@ def _language_option(command) -> None:
     from coursekit.languages import DEFAULT, LANGUAGES
 
     command.add_argument("--lang", default=DEFAULT, metavar="LANG",
-                         help=f"the notebooks' language: {', '.join(LANGUAGES)} "
-                         f"(default: {DEFAULT})")  # fmt: skip
+                         help=_("the notebooks' language: {languages} (default: {default})")
+                         .format(languages=", ".join(LANGUAGES), default=DEFAULT))  # fmt: skip
 
 
 def _hub_parser(commands, common) -> None:
@@ -243,7 +243,10 @@ def _deadline_parsers(commands, common) -> None:
 
 
 def main(argv=None) -> int:
-    args = _parser().parse_args(argv)
+    from coursekit.i18n import speaking, terminal_language
+
+    with speaking(terminal_language()):  # --help, and argparse's refusals, as the terminal reads
+        args = _parser().parse_args(argv)
     try:
         code = _run(args)
         sys.stdout.flush()  # a closed pipe shows here, not at exit

@@ -43,6 +43,18 @@ def chosen() -> str | None:
     return _chosen.get()
 
 
+def terminal_language() -> str | None:
+    """The course's language a terminal's locale asks for (LC_ALL, LC_MESSAGES, LANG, as
+    gettext reads them: zh_CN.UTF-8 -> zh-CN); None where it asks for none the course has.
+    Only a command line's own help follows it: a notebook's checks follow the notebook."""
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = os.environ.get(name, "")
+        if value:
+            language = value.partition(".")[0].replace("_", "-")
+            return language if language in LANGUAGES else None
+    return None
+
+
 @contextlib.contextmanager
 def speaking(language: str | None):
     """Messages made inside are in `language` (None: as outside), unless overridden."""

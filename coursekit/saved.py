@@ -15,14 +15,14 @@ from minigrad import seams
 
 def add_parser(commands) -> None:
     saved = commands.add_parser(
-        "saved", help="list or restore the versions of your saved functions (class edition)"
+        "saved", help=_("list or restore the versions of your saved functions (class edition)")
     )
     actions = saved.add_subparsers(dest="action", required=True)
-    listing = actions.add_parser("list", help="the versions kept, per assignment")
+    listing = actions.add_parser("list", help=_("the versions kept, per assignment"))
     listing.add_argument("assignment", nargs="?", choices=seams.ASSIGNMENTS)
-    restore = actions.add_parser("restore", help="make an earlier version the saved one")
+    restore = actions.add_parser("restore", help=_("make an earlier version the saved one"))
     restore.add_argument("assignment", choices=seams.ASSIGNMENTS)
-    restore.add_argument("version", type=int, help="its number, as `saved list` shows it")
+    restore.add_argument("version", type=int, help=_("its number, as `saved list` shows it"))
 
 
 def run(args) -> int:

@@ -228,6 +228,40 @@ def test_validate_answers_in_the_language_of_the_notebook_beside_it(tmp_path, mo
     assert verdict().startswith("NOT PASSED: rule L8\n")
 
 
+@pytest.mark.parametrize(
+    "command, marked",
+    [
+        ([], "a self-paced copy of the lectures and exercises"),
+        (["start"], "the notebooks' language: {languages} (default: {default})"),
+        (["check"], "the values to check on (to regrade)"),
+        (["saved", "restore"], "its number, as `saved list` shows it"),
+    ],
+)
+def test_a_student_commands_help_follows_the_terminals_language(
+    monkeypatch, capsys, command, marked
+):
+    """`minigrad-course check --help` in a terminal whose locale is Chinese: the course's own
+    words in Chinese (argparse's frame, "usage:", stays Python's English); elsewhere English."""
+    from coursekit.cli import main
+
+    def shown(**environ) -> str:
+        for name in ("LC_ALL", "LC_MESSAGES", "LANG", i18n.OVERRIDE):
+            monkeypatch.delenv(name, raising=False)
+        for name, value in environ.items():
+            monkeypatch.setenv(name, value)
+        with pytest.raises(SystemExit):
+            main([*command, "--help"])
+        return " ".join(capsys.readouterr().out.split())  # as argparse wraps it
+
+    english = shown(LANG="en_US.UTF-8")
+    assert english == shown(LANG="C.UTF-8") == shown()
+    chinese = shown(LANG="zh_CN.UTF-8")
+    assert shown(LC_ALL="zh_CN.UTF-8", LANG="en_US.UTF-8") == chinese
+    words = i18n.catalogue("zh-CN").gettext(marked).partition("{")[0]
+    assert marked.partition("{")[0] in english and words not in english
+    assert words in chinese and marked.partition("{")[0] not in chinese
+
+
 def test_a_report_shown_in_a_chinese_notebook_is_chinese_and_quotes_pytorch(tmp_path, monkeypatch):
     """check()'s Report as Jupyter shows it (its HTML) in a Chinese lecture's folder: the
     rule in words, the labels and the status in Chinese, PyTorch's text as PyTorch wrote it;
