@@ -188,7 +188,7 @@ def test_a_chinese_class_reads_its_lateness_in_chinese(monkeypatch):
         chinese = late.describe(3)
         marked = Late(datetime(2026, 12, 2), None, 0.0, 0.0, lms_late=True).describe(3)
     assert chinese == (
-        "提交于 2026-12-03 02:00 UTC（依据nbgrader 交换目录），比截止时间 2026-12-01 23:59 UTC "
+        "提交于 2026-12-03 02:00 UTC（时间取自交换目录），比截止时间 2026-12-01 23:59 UTC "
         "晚了 1 天 2 小时 1 分钟（已延期 24 小时）；迟交扣分 0.5：3 -> 2.5"
     )
     assert marked.startswith("LMS 标记为迟交")

@@ -303,7 +303,7 @@ def grading_table_zh(a: Assignment) -> str:
             *rows,
             "",
             f"最后一个单元格在 GPU 上运行同样的场景（{cuda_points(a):g} 分，规则 "
-            f"{', '.join(a.cuda_rules)}）：这时你的引擎的数据存放在 CuPy 数组中。只有 PyTorch "
+            f"{'、'.join(a.cuda_rules)}）：这时你的引擎的数据存放在 CuPy 数组中。只有 PyTorch "
             "和你的引擎都能看到 GPU 时它才会运行。没有 GPU 时它显示 "
             f'"{in_chinese(NOT_RUN_HERE)}"，并且能通过 Validate；没有 GPU 的评分器'
             "不给它任何分数（跳过的检查从来不算通过）。",
