@@ -562,7 +562,7 @@ class _SvgLayout:
 
     @staticmethod
     def _box_size(n):
-        longest = max(text_width(x) for x in [n.title, *n.lines])
+        longest = max(_text_width(x) for x in [n.title, *n.lines])
         return longest + 2 * PAD_X, (1 + len(n.lines)) * LINE_H + 2 * PAD_Y
 
     def _topological(self):
@@ -666,8 +666,8 @@ class _SvgLayout:
         legend_h = LINE_H * (len(legend_kinds) + 1) + PAD_Y
         total_h = height + legend_h
         legend_w = max(
-            text_width(_(LEGEND_TITLE)),
-            *(text_width(_(LEGEND[k]), indent=4) for k in legend_kinds),  # after its swatch
+            _text_width(_(LEGEND_TITLE)),
+            *(_text_width(_(LEGEND[k]), indent=4) for k in legend_kinds),  # after its swatch
         )
         width = max(width, legend_w + 2 * MARGIN)
         parts = [
@@ -735,7 +735,7 @@ class _SvgLayout:
         return out
 
 
-def text_width(text, indent=0):
+def _text_width(text, indent=0):
     """How wide `text` is drawn, in pixels, after `indent` blank columns: a character East
     Asian scripts write wide (Chinese, full-width punctuation) takes WIDE_W, any other CHAR_W."""
     wide = sum(unicodedata.east_asian_width(ch) in "WF" for ch in text)
