@@ -461,3 +461,19 @@ def test_boxes_and_legend_are_wide_enough_for_chinese_words(monospace_advance):
     zh.nodes[0].title = "损失函数的输出张量: float32[2]"  # a label written in Chinese
     for picture in (zh, stale_saved_and_cut("en")):
         assert texts_outside_their_boxes(picture.svg(), monospace_advance) == []
+
+
+def test_minigrad_alone_draws_in_english(tmp_path, monkeypatch):
+    """Without the course's catalogue (a sealed run stages minigrad without it), the words
+    are English, whatever the folder or `language` asks."""
+    monkeypatch.chdir(chinese_lecture_folder(tmp_path))
+    monkeypatch.setitem(sys.modules, "autograder", None)  # `import autograder` fails
+    viz._words.cache_clear()
+    try:
+        for language in (None, "zh-CN"):
+            picture = stale_saved_and_cut(language)
+            assert picture.language == "en"
+            assert picture.node("k").lines[0].startswith("graph cut here")
+            assert viz.LEGEND["leaf"] in svg_texts(picture.svg())
+    finally:
+        viz._words.cache_clear()  # the next draw finds the catalogue again
