@@ -65,7 +65,9 @@ def capture(t) -> dict | None:
             return None
         from minigrad.viz import draw  # reads tensors through the attributes engines share
 
-        picture = draw(t, values=False, layout="python", max_nodes=MAX_NODES)
+        # in English whatever the folder's language: the texts _checked reads (the engine's
+        # side) and what PyTorch's recorded observations hold
+        picture = draw(t, values=False, layout="python", max_nodes=MAX_NODES, language="en")
     except Exception:  # noqa: BLE001  (a graph is an aid: an odd engine gets none)
         return None
     index = {n.id: i for i, n in enumerate(picture.nodes)}

@@ -1,6 +1,7 @@
 """The course's message catalogues (coursekit/i18n.py) where the course is installed around
 the checker; the checker alone speaks English."""
 
+import contextlib
 import functools
 
 
@@ -43,19 +44,47 @@ def padded(text: str, width: int) -> str:
     return text + " " * max(width - columns(text), 0)
 
 
+def languages() -> tuple[str, ...]:
+    """The languages messages can be made in: the course's, where it is installed around the
+    checker; English alone."""
+    course = _course()
+    return ("en",) if course is None else course.LANGUAGES
+
+
+def folder_language() -> str:
+    """The language of the notebooks in the current folder (a lecture's kernel runs in its
+    folder: coursekit.i18n.folder_language), else English."""
+    course = _course()
+    if course is None:
+        return "en"
+    import os
+
+    return course.folder_language(os.getcwd())
+
+
+@contextlib.contextmanager
+def speaking(language: str):
+    """Messages made inside in `language` (coursekit.i18n.speaking), where the course is
+    installed around the checker; English alone."""
+    course = _course()
+    if course is None:
+        yield
+        return
+    with course.speaking(language):
+        yield
+
+
 def in_the_folders_language(method):
     """`method`'s messages in the language of the notebooks in the current folder (a
-    lecture's, coursekit.i18n.folder_language), where the course is installed around the
-    checker and no language was chosen around the call (a class's pages choose theirs)."""
+    lecture's, folder_language), where the course is installed around the checker and no
+    language was chosen around the call (a class's pages choose theirs)."""
 
     @functools.wraps(method)
     def speaking_method(*args, **kwargs):
         course = _course()
-        if course is None or course.chosen() is not None:
+        if course is not None and course.chosen() is not None:
             return method(*args, **kwargs)
-        import os
-
-        with course.speaking(course.folder_language(os.getcwd())):
+        with speaking(folder_language()):
             return method(*args, **kwargs)
 
     return speaking_method

@@ -18,6 +18,12 @@ backward engine would, and shows:
 
 Arrows point the way values flow forward; `backward()` walks them in reverse.
 
+Its words (legend, notes on saved tensors, cuts) are in the language of the lecture it is drawn
+in: `language`, else that of the notebooks in the kernel's folder, through the course's
+catalogue (autograder/i18n.py) where the course is installed around the engine, English where
+minigrad runs alone. What PyTorch names (grad_fn classes, dtypes, shapes, flags, attributes)
+is written as PyTorch writes it.
+
 The picture is laid out in Python and written as SVG, so it renders in JupyterLab (and in
 nbconvert's HTML) from a pip-only install; when the `graphviz` package and Graphviz's `dot`
 are both installed, `dot` lays it out instead. Nothing here imports torch: tensors are read
@@ -26,10 +32,13 @@ through the attributes PyTorch and minigrad share.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import html
 import importlib.util
 import re
 import shutil
+import unicodedata
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -66,7 +75,7 @@ class Edge:
     kind: str = "flow"
 
 
-def draw(*tensors, names=None, values=True, layout="auto", max_nodes=None):
+def draw(*tensors, names=None, values=True, layout="auto", max_nodes=None, language=None):
     """Draw the autograd graph behind `tensors` (PyTorch or minigrad tensors, NumPy arrays).
 
     names: labels, either a sequence of strings matching `tensors` or a mapping
@@ -75,19 +84,62 @@ def draw(*tensors, names=None, values=True, layout="auto", max_nodes=None):
     layout: "auto" (Graphviz when installed, else the built-in layout), "python" or "dot".
     max_nodes: stop walking the graph once it has this many boxes (`Picture.left_out` counts
         the boxes left out); None draws all of it.
+    language: the language of the picture's words ("en", "zh-CN"); None: that of the
+        notebooks in the current folder (a lecture kernel's).
     """
     interest, labels = _tensors_and_labels(tensors, names)
     if not interest:
         raise ValueError("draw() needs at least one tensor")
     if layout not in ("auto", "python", "dot"):
         raise ValueError(f"layout must be 'auto', 'python' or 'dot', not {layout!r}")
-    builder = _GraphBuilder(labels, values, max_nodes)
-    for t in interest:
-        builder.add(t)
-    builder.classify_loose_tensors()
-    picture = Picture(list(builder.nodes.values()), builder.edges, layout)
+    words = _words()
+    if words is None:  # minigrad alone: its words are English
+        language = DEFAULT_LANGUAGE
+    elif language is None:
+        language = words.folder_language()
+    elif language not in words.languages():
+        known = ", ".join(repr(x) for x in words.languages())
+        raise ValueError(f"language must be one of {known} or None, not {language!r}")
+    with _speaking(language):
+        builder = _GraphBuilder(labels, values, max_nodes)
+        for t in interest:
+            builder.add(t)
+        builder.classify_loose_tensors()
+    picture = Picture(list(builder.nodes.values()), builder.edges, layout, language)
     picture.left_out = builder.left_out
     return picture
+
+
+DEFAULT_LANGUAGE = "en"
+
+
+@functools.cache
+def _words():
+    """autograder.i18n (the course's catalogue) where the course is installed around the
+    engine; None where minigrad runs alone (a sealed run stages it without that module)."""
+    try:
+        from autograder import i18n
+    except ImportError:
+        return None
+    return i18n
+
+
+def _(message: str) -> str:
+    words = _words()
+    return message if words is None else words._(message)
+
+
+def N_(message: str) -> str:
+    """Marks a message kept as data (translated where it is shown, with _)."""
+    return message
+
+
+def _speaking(language):
+    """Words made inside in `language` (None: as outside); English where minigrad is alone."""
+    words = _words()
+    if words is None or language is None:
+        return contextlib.nullcontext()
+    return words.speaking(language)
 
 
 def _tensors_and_labels(tensors, names):
@@ -194,11 +246,11 @@ class _GraphBuilder:
             versions = _VERSION_ERROR.search(message)
             if versions:
                 now, then = versions.groups()
-                desc = self._describe(_raw_saved(fn, attr))
-                return f"saved {short}: {desc}version {then}, now {now}: modified in place!", True
+                return _stale(short, self._describe(_raw_saved(fn, attr)), then, now), True
             if "freed" in message:
-                return f"saved {short}: freed by backward()", False
-            return f"saved {short}: unreadable ({type(err).__name__})", True
+                return _("saved {name}: freed by backward()").format(name=short), False
+            error = type(err).__name__
+            return _("saved {name}: unreadable ({error})").format(name=short, error=error), True
         if not _is_tensor(saved):
             # None: not needed by this node; sizes, dims, scalars: engine details
             return None, False
@@ -207,17 +259,18 @@ class _GraphBuilder:
         desc = self._describe(saved)
         then = _saved_version(fn, attr, short)
         now = _version_of(saved)
-        if now is None:
-            return f"saved {short}: {desc}".removesuffix(", "), False
+        if now is None:  # an engine that cannot count versions yet
+            return _("saved {name}: {tensor}").format(name=short, tensor=desc), False
         if then is not None and then != now:
-            return f"saved {short}: {desc}version {then}, now {now}: modified in place!", True
-        return f"saved {short}: {desc}version {now}", False
+            return _stale(short, desc, then, now), True
+        line = _("saved {name}: {tensor}, version {version}")
+        return line.format(name=short, tensor=desc, version=now), False
 
     def _describe(self, t):
-        """'x, ' for a labelled tensor, 'float32[2], ' otherwise, '' when unknown."""
+        """'x' for a labelled tensor, 'float32[2]' otherwise, None when unknown."""
         if t is None:
-            return ""
-        return (self.labels.get(id(t)) or _type_text(t)) + ", "
+            return None
+        return self.labels.get(id(t)) or _type_text(t)
 
     # -- tensors ---------------------------------------------------------------------------
     def _tensor_node(self, t, kind):
@@ -258,7 +311,7 @@ class _GraphBuilder:
             return
         label = self.labels.get(id(a))
         title = f"ndarray {a.dtype}{list(a.shape)}"
-        lines = ["NumPy array: no graph"]
+        lines = [_(LEGEND["array"])]
         if self.values and a.size <= MAX_VALUES:
             lines.append("data: " + _format_values(np.asarray(a)))
         title = f"{label}: {title}" if label else title
@@ -274,7 +327,7 @@ class _GraphBuilder:
                 self._tensor_node(t, "tensor")
                 continue
             node = self.nodes[self._tensor_node(t, "cut")]
-            node.lines.insert(0, "graph cut here: no grad_fn, requires_grad=False")
+            node.lines.insert(0, _("graph cut here: no grad_fn, requires_grad=False"))
             node.alerts = {0}
             saver = self.saved_by.get(id(t))
             if saver is not None:
@@ -293,6 +346,16 @@ class _GraphBuilder:
         edge = Edge(src, dst, kind)
         if edge not in self.edges:
             self.edges.append(edge)
+
+
+def _stale(name, tensor, then, now):
+    """The line of a saved tensor modified in place since it was saved (`tensor`: None when
+    the engine no longer shows it)."""
+    if tensor is None:
+        line = _("saved {name}: version {then}, now {now}: modified in place!")
+    else:
+        line = _("saved {name}: {tensor}, version {then}, now {now}: modified in place!")
+    return line.format(name=name, tensor=tensor, then=then, now=now)
 
 
 def _fn_id(fn):
@@ -359,6 +422,9 @@ def _format_values(a):
 FONT = "DejaVu Sans Mono, Menlo, Consolas, monospace"
 FONT_SIZE = 12
 CHAR_W = 7.6  # advance of a 12 px monospace glyph, with room for wider fallback fonts
+# A Chinese character (and full-width punctuation) is drawn from a CJK fallback font, one em
+# wide: 12 px, with the same room
+WIDE_W = 12.6
 LINE_H = 15
 PAD_X, PAD_Y = 8, 6
 GAP_X, GAP_Y = 24, 38
@@ -375,27 +441,29 @@ STYLES = {
     "cut": ("#fdecea", "#c62828", "6 3"),
     "array": ("#fdecea", "#c62828", "6 3"),
 }
-LEGEND = {
-    "leaf": "leaf that requires grad",
-    "tensor": "tensor",
-    "function": "backward node (grad_fn)",
-    "accumulate": "AccumulateGrad (fills a leaf's .grad)",
-    "none": "None: input without grad",
-    "cut": "graph cut here: backward() stops",
-    "array": "NumPy array: no graph",
+LEGEND = {  # translated where drawn
+    "leaf": N_("leaf that requires grad"),
+    "tensor": N_("tensor"),
+    "function": N_("backward node (grad_fn)"),
+    "accumulate": N_("AccumulateGrad (fills a leaf's .grad)"),
+    "none": N_("None: input without grad"),
+    "cut": N_("graph cut here: backward() stops"),
+    "array": N_("NumPy array: no graph"),
 }
-LEGEND_TITLE = "arrows: forward flow; backward() walks them in reverse"
+LEGEND_TITLE = N_("arrows: forward flow; backward() walks them in reverse")
 TEXT = "#1b1f24"
 ALERT = "#c62828"
 
 
 class Picture:
-    """The drawn graph: `nodes`, `edges`, `svg()`, `to_dot()`; displays itself in Jupyter."""
+    """The drawn graph: `nodes`, `edges`, `svg()`, `to_dot()`; displays itself in Jupyter.
+    `language`: the language of its legend (draw's), None: the one spoken where it is drawn."""
 
-    def __init__(self, nodes, edges, layout="auto"):
+    def __init__(self, nodes, edges, layout="auto", language=None):
         self.nodes = nodes
         self.edges = edges
         self.layout = layout
+        self.language = language
         self.left_out = 0  # boxes not drawn (draw's max_nodes)
 
     def node(self, title):
@@ -408,7 +476,8 @@ class Picture:
     def svg(self):
         if self.layout == "dot" or (self.layout == "auto" and graphviz_available()):
             return self._svg_from_dot()
-        return _SvgLayout(self.nodes, self.edges).render()
+        with _speaking(self.language):
+            return _SvgLayout(self.nodes, self.edges).render()
 
     def _svg_from_dot(self):
         import graphviz
@@ -417,6 +486,8 @@ class Picture:
 
     def to_dot(self):
         """Graphviz source of the same picture."""
+        with _speaking(self.language):
+            saved = _("saved")
         out = [
             "digraph autograd {",
             '  graph [bgcolor="white", rankdir=TB, nodesep=0.3, ranksep=0.4];',
@@ -433,7 +504,7 @@ class Picture:
                 f'style="{style}", penwidth={width}];'
             )
         for e in self.edges:
-            attrs = ' [style=dashed, label="saved"]' if e.kind == "saved" else ""
+            attrs = f' [style=dashed, label="{saved}"]' if e.kind == "saved" else ""
             out.append(f'  "{e.src}" -> "{e.dst}"{attrs};')
         out.append("}")
         return "\n".join(out)
@@ -491,8 +562,8 @@ class _SvgLayout:
 
     @staticmethod
     def _box_size(n):
-        longest = max(len(x) for x in [n.title, *n.lines])
-        return longest * CHAR_W + 2 * PAD_X, (1 + len(n.lines)) * LINE_H + 2 * PAD_Y
+        longest = max(_text_width(x) for x in [n.title, *n.lines])
+        return longest + 2 * PAD_X, (1 + len(n.lines)) * LINE_H + 2 * PAD_Y
 
     def _topological(self):
         indegree = {k: len(v) for k, v in self.preds.items()}
@@ -594,8 +665,11 @@ class _SvgLayout:
         legend_kinds = [k for k in LEGEND if any(n.kind == k for n in self.nodes.values())]
         legend_h = LINE_H * (len(legend_kinds) + 1) + PAD_Y
         total_h = height + legend_h
-        legend_w = max(len(LEGEND_TITLE), *(len(LEGEND[k]) + 4 for k in legend_kinds))
-        width = max(width, legend_w * CHAR_W + 2 * MARGIN)
+        legend_w = max(
+            _text_width(_(LEGEND_TITLE)),
+            *(_text_width(_(LEGEND[k]), indent=4) for k in legend_kinds),  # after its swatch
+        )
+        width = max(width, legend_w + 2 * MARGIN)
         parts = [
             f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" '
             f'height="{total_h:.0f}" viewBox="0 0 {width:.0f} {total_h:.0f}" '
@@ -648,7 +722,7 @@ class _SvgLayout:
 
     @staticmethod
     def _legend_svg(kinds, top):
-        out = [_text(MARGIN, top + 11, LEGEND_TITLE)]
+        out = [_text(MARGIN, top + 11, _(LEGEND_TITLE))]
         for i, kind in enumerate(kinds):
             fill, stroke, dash = STYLES[kind]
             row = top + LINE_H * (i + 1)
@@ -657,8 +731,15 @@ class _SvgLayout:
                 f'<rect x="{MARGIN}" y="{row + 2}" width="18" height="10" fill="{fill}" '
                 f'stroke="{stroke}"{dash_attr}/>'
             )
-            out.append(_text(MARGIN + 26, row + 11, LEGEND[kind]))
+            out.append(_text(MARGIN + 26, row + 11, _(LEGEND[kind])))
         return out
+
+
+def _text_width(text, indent=0):
+    """How wide `text` is drawn, in pixels, after `indent` blank columns: a character East
+    Asian scripts write wide (Chinese, full-width punctuation) takes WIDE_W, any other CHAR_W."""
+    wide = sum(unicodedata.east_asian_width(ch) in "WF" for ch in text)
+    return CHAR_W * (len(text) - wide + indent) + WIDE_W * wide
 
 
 def _spread(i, n, width):

@@ -67,6 +67,29 @@ def test_an_inner_node_that_differs_is_the_one_marked():
     assert marked_box(right)[:2] == ["None", f"<- {MARK}"]
 
 
+def test_a_graph_captured_in_a_chinese_folder_is_in_the_words_the_checker_reads(
+    tmp_path, monkeypatch
+):
+    """A Chinese lecture or exercise folder draws its pictures in Chinese (minigrad.viz), but
+    a captured graph is data: in the English texts _checked reads and PyTorch's recorded
+    observations hold, so an engine's graph is not UNREADABLE there."""
+    from autograder.graph_diff import _checked
+    from coursekit.languages import in_language
+
+    monkeypatch.delenv("MINIGRAD_COURSE_LANG", raising=False)
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("A leaf.")])
+    nbformat.write(in_language(nb, "zh-CN"), str(tmp_path / "exercise.ipynb"))
+    monkeypatch.chdir(tmp_path)
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    b = a.sigmoid()
+    out = b * 2
+    b.mul_(2)
+    graph = capture(out)
+    lines = [line for node in graph["nodes"] for line in node["lines"]]
+    assert "saved result: float32[2], version 0, now 1: modified in place!" in lines
+    assert UNREADABLE not in str(_checked(graph))
+
+
 @pytest.mark.parametrize("name", ["stack_cuts_graph", "to_returns_a_leaf"])
 def test_a_planted_graph_bug_gets_both_graphs_with_the_first_difference_marked(name):
     bug = BUGS[name]

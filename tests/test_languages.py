@@ -287,6 +287,24 @@ def test_every_lecture_runs_top_to_bottom_in_chinese(tmp_path, lecture):
     assert re.search(r"[\u4e00-\u9fff]", title) and title != english.cells[0].source, title
     if lecture == "02_leaf_nodes.ipynb":
         assert nb.cells[0].source.startswith("# 2. 叶子节点与 `.grad`")
+    pictures = _drawn_pictures(nb)  # minigrad.viz speaks the folder's language too
+    if "from minigrad.viz import draw" in "".join(c.source for c in english.cells):
+        assert pictures, "the lecture draws, but no picture was shown"
+    for svg in pictures:
+        assert "箭头：前向的数据流向；backward() 沿箭头反向而行" in svg
+        assert "arrows: forward flow" not in svg and "Backward0" in svg  # grad_fn names stay
+    if lecture == "03_detach_numpy.ipynb":  # `back`, a round trip through NumPy, is a cut
+        assert any("计算图在此切断：没有 grad_fn，requires_grad=False" in svg for svg in pictures)
+
+
+def _drawn_pictures(nb) -> list[str]:
+    """The SVG of each autograd picture (minigrad.viz's) the notebook's outputs show."""
+    found = []
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            for shown in output.get("data", {}).values():
+                found += re.findall(r"<svg.*?</svg>", str(shown), re.S)
+    return [svg for svg in found if "<marker id='arrow'" in svg]
 
 
 @pytest.mark.xdist_group("init_zh")

@@ -18,6 +18,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+import xml.etree.ElementTree as ET
 import zipfile
 from pathlib import Path
 
@@ -604,9 +605,10 @@ def test_report_plots_and_summary(real_class):
     from coursekit.classroom.results.report import summarise
 
     page = (real_class / "report" / "index.html").read_text()
-    for figure in ("score_distribution.png", "scenario_pass_rate.png", "failure_messages.png"):
+    for figure in ("score_distribution.svg", "scenario_pass_rate.svg", "failure_messages.svg"):
         assert figure in page
-        assert (real_class / "report" / figure).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        drawn = ET.parse(real_class / "report" / figure).getroot()
+        assert drawn.tag == "{http://www.w3.org/2000/svg}svg"
     data = summarise(Course.at(real_class))
     assert sorted(data["percent"]["leaf_nodes"]) == sorted(
         100 * sum(cells.values()) / sum(_points(real_class).values())

@@ -316,3 +316,164 @@ def test_minigrad_cut_and_stack():
             cut = T.tensor(parts)
         pictures.append(draw(cut, T.stack(parts), names=["cut", "kept"]))
     assert structure(pictures[1]) == structure(pictures[0])
+
+
+# -- the picture's words in the lecture's language (issue 35) ------------------------------
+
+LEGEND_ZH = {  # what a Chinese lecture's legend says, as the glossary renders its terms
+    "leaf": "需要梯度的叶子节点",
+    "tensor": "张量",
+    "function": "反向节点（grad_fn）",
+    "accumulate": "AccumulateGrad（填入叶子节点的 .grad）",
+    "cut": "计算图在此切断：backward() 到此为止",
+    "array": "NumPy 数组：没有计算图",
+}
+
+
+def stale_saved_and_cut(language=None):
+    """One graph with a saved tensor modified in place, a cut input and a NumPy array."""
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    b = a.sigmoid()
+    c = b * 3
+    b.mul_(2)
+    k = torch.tensor([3.0, 4.0])
+    y = c * k
+    arr = a.detach().numpy()
+    return draw(y, k, arr, names={"a": a, "b": b, "y": y, "k": k, "arr": arr}, language=language)
+
+
+def svg_texts(svg):
+    return [t.text or "" for t in ET.fromstring(svg).iter(SVG_NS + "text")]
+
+
+def chinese_lecture_folder(folder):
+    """A folder holding a lecture made in Chinese, as `minigrad-course start --lang zh-CN`."""
+    import nbformat
+
+    from coursekit.languages import in_language
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("A leaf.")])
+    nbformat.write(in_language(nb, "zh-CN"), str(folder / "01_lecture.ipynb"))
+    return folder
+
+
+def test_a_chinese_picture_says_its_words_in_chinese_and_names_nodes_as_pytorch(monkeypatch):
+    monkeypatch.delenv("MINIGRAD_COURSE_LANG", raising=False)
+    en, zh = stale_saved_and_cut("en"), stale_saved_and_cut("zh-CN")
+    assert structure(zh) == structure(en)  # same boxes, titles (grad_fn names) and arrows
+    assert zh.node("SigmoidBackward0").lines == [
+        "保存的 result：float32[2]，版本 0，现为 1：已被原地修改！"
+    ]
+    assert en.node("SigmoidBackward0").lines == [
+        "saved result: float32[2], version 0, now 1: modified in place!"
+    ]
+    assert zh.node("k").lines[0] == "计算图在此切断：没有 grad_fn，requires_grad=False"
+    assert zh.node("arr").lines[0] == "NumPy 数组：没有计算图"
+    # what PyTorch names stays as it writes it: flags, values, grad
+    for name in ("a", "y", "k"):
+        words = 1 if name == "k" else 0
+        assert zh.node(name).lines[words:] == en.node(name).lines[words:]
+    texts = svg_texts(zh.svg())
+    for kind, words in LEGEND_ZH.items():
+        assert words in texts and viz.LEGEND[kind] not in texts
+    assert "箭头：前向的数据流向；backward() 沿箭头反向而行" in texts
+    assert 'label="保存"' in zh.to_dot()
+    assert all(name in "".join(texts) for name in ("MulBackward0", "SigmoidBackward0"))
+
+
+def test_the_english_picture_keeps_its_words(monkeypatch):
+    monkeypatch.delenv("MINIGRAD_COURSE_LANG", raising=False)
+    picture = stale_saved_and_cut()  # the tests' folder holds no notebook: English
+    assert picture.language == "en"
+    assert picture.node("k").lines[0] == "graph cut here: no grad_fn, requires_grad=False"
+    texts = svg_texts(picture.svg())
+    for kind in LEGEND_ZH:
+        assert viz.LEGEND[kind] in texts
+    assert "arrows: forward flow; backward() walks them in reverse" in texts
+    assert 'label="saved"' in picture.to_dot()
+
+
+def test_a_lecture_kernel_draws_in_its_folders_language(tmp_path, monkeypatch):
+    monkeypatch.delenv("MINIGRAD_COURSE_LANG", raising=False)
+    monkeypatch.chdir(chinese_lecture_folder(tmp_path))
+    picture = stale_saved_and_cut()
+    assert picture.language == "zh-CN"
+    assert picture.node("k").lines[0].startswith("计算图在此切断")
+    assert stale_saved_and_cut("en").node("k").lines[0].startswith("graph cut here")  # override
+    with pytest.raises(ValueError, match="language must be one of 'en', 'zh-CN' or None, not 'fr'"):
+        stale_saved_and_cut("fr")
+
+
+def test_a_picture_made_from_nodes_speaks_the_language_it_is_drawn_in(monkeypatch):
+    """The feedback's pictures (graph_diff) are built from nodes: their legend follows the
+    language spoken where they are drawn (the class's, the lecture's)."""
+    from coursekit.i18n import speaking
+
+    monkeypatch.delenv("MINIGRAD_COURSE_LANG", raising=False)
+    picture = viz.Picture([viz.Node("n0", "leaf", "float32[2]")], [])
+    with speaking("zh-CN"):
+        assert LEGEND_ZH["leaf"] in svg_texts(picture.svg())
+    assert viz.LEGEND["leaf"] in svg_texts(picture.svg())
+
+
+@pytest.fixture(scope="module")
+def monospace_advance():
+    """The advance of a 12 px glyph of DejaVu Sans Mono (the picture's first font), read from
+    the font itself (matplotlib ships it)."""
+    from matplotlib import font_manager
+    from matplotlib.ft2font import FT2Font
+
+    font = FT2Font(font_manager.findfont("DejaVu Sans Mono", fallback_to_default=False))
+    font.set_size(viz.FONT_SIZE, 72)  # 72 dpi: points are pixels
+    return font.load_char(ord("M")).linearHoriAdvance / 65536  # 16.16 fixed point
+
+
+def drawn_width(text, advance):
+    """How wide a browser draws `text`: a monospace advance per character, one em (the font
+    size) for a character a CJK font draws (Chinese, full-width punctuation)."""
+    import unicodedata
+
+    wide = [unicodedata.east_asian_width(ch) in "WF" for ch in text]
+    return sum(viz.FONT_SIZE if w else advance for w in wide)
+
+
+def texts_outside_their_boxes(svg, advance):
+    """Each text whose drawn right edge passes its box's (or, outside boxes, the picture's)."""
+    root = ET.fromstring(svg)
+    boxes = [
+        tuple(float(r.get(k)) for k in ("x", "y", "width", "height"))
+        for r in root.iter(SVG_NS + "rect")
+        if r.get("stroke-width")
+    ]
+    outside = []
+    for t in root.iter(SVG_NS + "text"):
+        x, y = float(t.get("x")), float(t.get("y"))
+        inside = [b for b in boxes if b[0] <= x <= b[0] + b[2] and b[1] <= y <= b[1] + b[3]]
+        right = inside[0][0] + inside[0][2] if inside else float(root.get("width"))
+        if x + drawn_width(t.text, advance) > right:
+            outside.append(t.text)
+    return outside
+
+
+def test_boxes_and_legend_are_wide_enough_for_chinese_words(monospace_advance):
+    assert 7.0 < monospace_advance < viz.CHAR_W  # DejaVu Sans Mono: 0.6 em
+    zh = stale_saved_and_cut("zh-CN")
+    zh.nodes[0].title = "损失函数的输出张量: float32[2]"  # a label written in Chinese
+    for picture in (zh, stale_saved_and_cut("en")):
+        assert texts_outside_their_boxes(picture.svg(), monospace_advance) == []
+
+
+def test_minigrad_alone_draws_in_english(tmp_path, monkeypatch):
+    """Without the course's catalogue (a sealed run stages minigrad without it), the words
+    are English, whatever the folder or `language` asks."""
+    monkeypatch.chdir(chinese_lecture_folder(tmp_path))
+    monkeypatch.setitem(sys.modules, "autograder", None)  # `import autograder` fails
+    viz._words.cache_clear()
+    try:
+        for language in (None, "zh-CN"):
+            picture = stale_saved_and_cut(language)
+            assert picture.language == "en"
+            assert picture.node("k").lines[0].startswith("graph cut here")
+            assert viz.LEGEND["leaf"] in svg_texts(picture.svg())
+    finally:
+        viz._words.cache_clear()  # the next draw finds the catalogue again

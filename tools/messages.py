@@ -1,9 +1,9 @@
 """`make messages`: the course's message catalogue (coursekit/i18n.py) brought up to date.
 
-Collects every message the code marks (_, N_, ngettext in coursekit/ and autograder/), the
-rules' statements (autograder/rules.py, translated where feedback quotes them) and the
-planted bugs' explanations (autograder/diagnoses.json.gz, where feedback names the likely
-mistake); merges them into each language's .po (new ones empty, gone ones dropped), then
+Collects every message the code marks (_, N_, ngettext in coursekit/, autograder/ and
+minigrad/), the rules' statements (autograder/rules.py, translated where feedback quotes them)
+and the planted bugs' explanations (autograder/diagnoses.json.gz, where feedback names the
+likely mistake); merges them into each language's .po (new ones empty, gone ones dropped), then
 compiles each .po into the .mo the package ships. tests/test_messages.py holds the .mo to the
 .po and every collected message to a translation.
 """
@@ -25,7 +25,7 @@ from coursekit.i18n import DOMAIN, LOCALE_DIR, locale_name  # noqa: E402
 from coursekit.languages import TRANSLATIONS  # noqa: E402
 
 KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2)}
-SOURCES = ("coursekit", "autograder")
+SOURCES = ("coursekit", "autograder", "minigrad")  # minigrad: viz.py, its pictures' words
 # where a group of messages comes from: what `python -m tools.messages --share` counts apart
 CODE, RULES, DIAGNOSES = "code", "rules", "diagnoses"
 

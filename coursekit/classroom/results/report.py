@@ -183,9 +183,9 @@ def _write_report(course, out: Path) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     data = summarise(course)
     figures = [
-        _plot_scores(data, out / "score_distribution.png"),
-        _plot_pass_rates(data, out / "scenario_pass_rate.png"),
-        _plot_messages(data, out / "failure_messages.png"),
+        _plot_scores(data, out / "score_distribution.svg"),
+        _plot_pass_rates(data, out / "scenario_pass_rate.svg"),
+        _plot_messages(data, out / "failure_messages.svg"),
     ]
     page = out / "index.html"
     (out / SORT_SCRIPT).write_text(SORTING)
@@ -202,8 +202,9 @@ def _pyplot():
     return plt
 
 
-# The figures' own words stay English: matplotlib's fonts have no Chinese glyphs (a box each,
-# and a warning); their titles, on the page, are in the class's language.
+# The figures speak the class's language too. matplotlib's own fonts have no Chinese glyphs,
+# and the report must not need a system font: the figures are SVG whose words stay text
+# (svg.fonttype "none"), drawn by the browser with its fonts, as the page's own words are.
 def _plot_scores(data, path: Path):
     assignments = data["assignments"]
     if not assignments:
@@ -215,8 +216,8 @@ def _plot_scores(data, path: Path):
     for ax, assignment in zip(axes[0], assignments):
         ax.hist(data["percent"][assignment], bins=range(0, 101, 10), color="#4c72b0")
         ax.set_title(assignment, fontsize=9)
-        ax.set_xlabel("score (%)")
-    axes[0][0].set_ylabel("submissions")
+        ax.set_xlabel(_("score (%)"))
+    axes[0][0].set_ylabel(_("submissions"))
     _save(fig, path)
     return path.name, _("Score distribution per assignment")
 
@@ -235,7 +236,7 @@ def _plot_pass_rates(data, path: Path):
     )
     ax.set_xlim(0, 100)
     ax.margins(y=0.01)  # the default 5% leaves several empty rows above and below
-    ax.set_xlabel("pass rate (%), submissions in brackets")
+    ax.set_xlabel(_("pass rate (%), submissions in brackets"))
     ax.tick_params(axis="y", labelsize=7)
     _save(fig, path)
     return path.name, _("Pass rate per scenario")
@@ -248,7 +249,7 @@ def _plot_messages(data, path: Path):
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(8, 0.3 * len(messages) + 1))
     ax.barh([_short(m, 70) for m, _ in messages], [n for _, n in messages], color="#c44e52")
-    ax.set_xlabel("test cells")
+    ax.set_xlabel(_("test cells"))
     ax.xaxis.get_major_locator().set_params(integer=True)
     ax.tick_params(axis="y", labelsize=7)
     _save(fig, path)
@@ -256,10 +257,24 @@ def _plot_messages(data, path: Path):
 
 
 def _save(fig, path: Path) -> None:
-    fig.tight_layout()
-    # bbox_inches="tight" widens the canvas to long tick labels instead of cutting them off
-    fig.savefig(path, dpi=90, bbox_inches="tight")
+    import warnings
+
+    import matplotlib
+
+    with warnings.catch_warnings(), matplotlib.rc_context(FIGURE_FILE):
+        # matplotlib lays the words out with its own font, which has no Chinese glyph (it
+        # measures each as a box at least one em wide, room enough), and says so for each
+        # character; the browser draws them, with a font that has them
+        warnings.filterwarnings("ignore", r"Glyph \d+ \(.*\) missing from font", UserWarning)
+        fig.tight_layout()
+        # bbox_inches="tight" widens the canvas to long tick labels instead of cutting them off
+        fig.savefig(path, format="svg", bbox_inches="tight", metadata={"Date": None})
     _pyplot().close(fig)
+
+
+# words as <text> in the browser's fonts; ids the same from run to run (a report rewritten
+# with the same data is the same file)
+FIGURE_FILE = {"svg.fonttype": "none", "svg.hashsalt": "minigrad-course report"}
 
 
 def _short(text: str, n: int) -> str:
