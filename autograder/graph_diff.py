@@ -47,7 +47,7 @@ _GRAPH_WORDS = re.compile(
     r"grad_fn|leaf|version|in-?place|saved|backward through the graph|requires_grad|does not "
     r"require grad"
 )
-MARK = "first difference"
+MARK = "first difference"  # the differing box's mark, in English (_marked: as shown)
 
 
 def prepare() -> None:
@@ -209,6 +209,47 @@ _LINES = re.compile(
     r"(?:, now \d{1,9}: modified in place!)?|freed by backward\(\)|unreadable \(\w{1,40}\))"
 )
 UNREADABLE = "(unreadable)"
+CUT = "graph cut here: no grad_fn, requires_grad=False"
+_SAVED = re.compile(
+    rf"saved (?P<name>[a-z0-9_]{{1,30}}): (?:(?:(?P<tensor>{_TYPE}), )?version (?P<then>\d{{1,9}})"
+    r"(?:, now (?P<now>\d{1,9}): modified in place!)?|(?P<freed>freed by backward\(\))"
+    r"|unreadable \((?P<error>\w{1,40})\))"
+)
+
+
+def _marked() -> str:
+    """MARK in the reader's language."""
+    return _("first difference")
+
+
+def _worded(text: str) -> str:
+    """A box's title or line as the reader reads it. A graph is kept in the English texts
+    minigrad.viz writes (capture: what _checked reads and PyTorch's recording holds); shown,
+    its words are those viz says them in where it is drawn, made from the same messages with
+    the line's parts (a name, a type, versions, flags and grad_fn names stay as they are)."""
+    if text == CUT:
+        return _("graph cut here: no grad_fn, requires_grad=False")
+    if text == UNREADABLE:
+        return _("(unreadable)")
+    saved = _SAVED.fullmatch(text)
+    if saved is None:
+        return text
+    parts = saved.groupdict()
+    if parts["freed"]:
+        return _("saved {name}: freed by backward()").format(**parts)
+    if parts["error"]:
+        return _("saved {name}: unreadable ({error})").format(**parts)
+    if parts["now"] is None:
+        if parts["tensor"] is None:
+            return text  # no message of viz's says this: as it was captured
+        return _("saved {name}: {tensor}, version {version}").format(
+            name=parts["name"], tensor=parts["tensor"], version=parts["then"]
+        )
+    if parts["tensor"] is None:
+        return _("saved {name}: version {then}, now {now}: modified in place!").format(**parts)
+    return _("saved {name}: {tensor}, version {then}, now {now}: modified in place!").format(
+        **parts
+    )
 
 
 def _shown(text: str, allowed: re.Pattern) -> str:
@@ -273,13 +314,13 @@ def pictures(comparison: dict, titles_only: bool = False) -> tuple:
         nodes = []
         for i, n in enumerate(graph["nodes"]):
             shown = n["lines"] if i == marked or not titles_only else []
-            lines = [x[:MAX_TEXT] for x in shown]
+            lines = [_worded(x)[:MAX_TEXT] for x in shown]
             alerts = {a for a in n["alerts"] if a < len(lines)}
             if i == marked:
                 alerts.add(len(lines))
-                lines.append(f"<- {MARK}")
-            nodes.append(Node(f"n{i}", n["kind"], n["title"][:MAX_TEXT], lines, alerts,
-                              marked=i == marked))  # fmt: skip
+                lines.append(f"<- {_marked()}")
+            title = _worded(n["title"])[:MAX_TEXT]
+            nodes.append(Node(f"n{i}", n["kind"], title, lines, alerts, marked=i == marked))
         edges = [Edge(f"n{src}", f"n{dst}", kind) for src, dst, kind in graph["edges"]]
         drawn.append(Picture(nodes, edges, layout="python"))
     return tuple(drawn)
@@ -296,7 +337,10 @@ def summary(comparison: dict) -> str:
             "your engine's {engine}"
         ).format(label=label, pytorch=ours["title"], engine=theirs["title"])
     shown = [(a, b) for a, b in zip(ours["lines"], theirs["lines"], strict=False) if a != b]
-    a, b = shown[0] if shown else ("; ".join(ours["lines"]), "; ".join(theirs["lines"]))
+    if shown:
+        a, b = map(_worded, shown[0])
+    else:
+        a, b = ("; ".join(map(_worded, node["lines"])) for node in (ours, theirs))
     return _(
         "The graph behind {label} first differs from PyTorch's at {node}: PyTorch {pytorch}, "
         "your engine {engine}"
@@ -332,8 +376,8 @@ def _pictures_html(comparison: dict, titles_only: bool) -> str:
     # side by side where both fit a page's width; else PyTorch's above, each at full size
     rows = [cells] if width <= SIDE_BY_SIDE_PX else [[cell] for cell in cells]
     table = "".join(f"<tr>{''.join(row)}</tr>" for row in rows)
-    marked = _("(outlined in red, marked {mark}).").format(mark=repr(MARK))
-    caption = html.escape(summary(comparison)) + " " + marked
+    marked = _("(outlined in red, marked {mark}).").format(mark=repr(_marked()))
+    caption = html.escape(summary(comparison) + " " + marked)
     return f"<div><p>{caption}</p><table>{table}</table></div>"
 
 

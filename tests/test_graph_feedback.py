@@ -5,6 +5,7 @@ the page's sanitiser leaves it."""
 from __future__ import annotations
 
 import base64
+import html
 import json
 import re
 import xml.etree.ElementTree as ET
@@ -21,6 +22,7 @@ from autograder.graph_diff import (
     HTML_LIMIT,
     MARK,
     MAX_NODES,
+    MAX_TEXT,
     UNREADABLE,
     capture,
     first_difference,
@@ -65,6 +67,50 @@ def test_an_inner_node_that_differs_is_the_one_marked():
     left, right = (p.svg() for p in pictures(comparison))
     assert marked_box(left)[:2] == ["AccumulateGrad", f"<- {MARK}"]
     assert marked_box(right)[:2] == ["None", f"<- {MARK}"]
+
+
+def test_a_compared_graph_shown_in_chinese_says_its_words_in_chinese(monkeypatch):
+    """The feedback's two pictures in a Chinese class: the captured (English) lines of a stale
+    saved tensor, of a cut and the mark are shown in the catalogue's Chinese, names, types,
+    versions and grad_fn names as captured; in English, exactly as captured."""
+    from coursekit import i18n
+
+    monkeypatch.delenv("MINIGRAD_COURSE_LANG", raising=False)
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    b = a.sigmoid()
+    out = b * 2
+    b.mul_(2)
+    stale = capture(out)
+    cut_lines = [
+        "graph cut here: no grad_fn, requires_grad=False",
+        "is_leaf=True requires_grad=False",
+    ]
+    cut = {
+        "nodes": [{"kind": "cut", "title": "float32[2]", "lines": cut_lines, "alerts": []}],
+        "edges": [],
+        "left_out": 0,
+    }  # fmt: skip  (an engine's graph cut where PyTorch's is not)
+    comparison = {"label": "out", "field": "grad_fn", "pytorch": stale, "engine": cut,
+                  "first": [0, 0]}  # fmt: skip
+    stale_line = "saved result: float32[2], version 0, now 1: modified in place!"
+    words = i18n.catalogue("zh-CN").gettext
+
+    def texts(picture) -> str:
+        return " ".join(html.unescape(t) for t in re.findall(r">([^<>]+)</text>", picture.svg()))
+
+    english = [texts(p) for p in pictures(comparison)]
+    assert stale_line[:MAX_TEXT] in english[0] and f"<- {MARK}" in english[0]
+    assert "graph cut here: no grad_fn, requires_grad=False" in english[1]
+    with i18n.speaking("zh-CN"):
+        chinese = [texts(p) for p in pictures(comparison)]
+        caption = pictures_html(comparison)
+    stale_zh = words("saved {name}: {tensor}, version {then}, now {now}: modified in place!")
+    stale_zh = stale_zh.format(name="result", tensor="float32[2]", then=0, now=1)
+    assert stale_zh != stale_line and stale_zh[:MAX_TEXT] in chinese[0]
+    assert f"<- {words('first difference')}" in chinese[0] and MARK not in chinese[0]
+    assert words("graph cut here: no grad_fn, requires_grad=False") in chinese[1]
+    assert "MulBackward0" in chinese[0] and "is_leaf=False requires_grad=True" in chinese[0]
+    assert html.escape(repr(words("first difference"))) in caption
 
 
 def test_a_graph_captured_in_a_chinese_folder_is_in_the_words_the_checker_reads(
