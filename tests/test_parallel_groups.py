@@ -19,7 +19,7 @@ pytestmark = pytest.mark.xdist_group("{group}")
 
 
 @pytest.mark.parametrize("n", range(3))
-def test_records_its_worker(n, tmp_path_factory):
+def test_records_its_worker(n):
     with open({record!r}, "a") as out:
         out.write("{group} " + os.environ["PYTEST_XDIST_WORKER"] + "\\n")
 """
@@ -30,11 +30,12 @@ def test_each_xdist_group_runs_on_one_worker(tmp_path):
     for group in ("first", "second"):
         text = GROUPED.format(group=group, record=str(record))
         (tmp_path / f"test_{group}.py").write_text(text)
-    # a session of its own: none of this session's (or worker's) variables
+    # a session of its own (none of this session's or worker's variables), writing only here
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     out = subprocess.run(
         [sys.executable, "-m", "pytest", "-n", "2", "--dist", "loadgroup", "-q",
-         "-p", "no:cacheprovider", "--rootdir", str(tmp_path), str(tmp_path)],
+         "-p", "no:cacheprovider", "--rootdir", str(tmp_path),
+         "--basetemp", str(tmp_path / "basetemp"), str(tmp_path)],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
