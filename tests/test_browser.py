@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import nbformat
@@ -34,6 +32,7 @@ from browser_support import (
 )
 from nbgrader.api import Gradebook
 from playwright.sync_api import expect
+from test_package_install import session_demo
 
 from autograder.rules import statement
 from coursekit.classroom.setup.demo import CLASS as DEMO_CLASS
@@ -227,15 +226,15 @@ def test_student_fetches_an_exercise_answers_it_and_validates(page, student_lab,
 @pytest.fixture(scope="session")
 def demo_class(tmp_path_factory):
     """A copy of the demo class of `make demo` (build/demo-course), or, where that was not
-    made, one built here with the pipeline's CLI (about two minutes)."""
+    made, of the session's demo class (tests/test_package_install.py: `minigrad-course demo`
+    from the instructor's package, run once for both tests)."""
     target = tmp_path_factory.mktemp("instructor") / "demo-course"
     built = REPO / "build" / "demo-course"
-    if (built / "report" / "index.html").is_file():  # the demo's last step: it is complete
-        shutil.copytree(built, target)
-    else:
-        cli = Path(sys.executable).with_name("minigrad-course")
-        done = subprocess.run([cli, "demo", str(target)], capture_output=True, text=True)
-        assert done.returncode == 0, f"minigrad-course demo failed:\n{done.stdout[-3000:]}"
+    if not (built / "report" / "index.html").is_file():  # the demo's last step: complete
+        demo = session_demo(tmp_path_factory)
+        assert demo["returncode"] == 0, f"minigrad-course demo failed:\n{demo['stdout'][-3000:]}"
+        built = Path(demo["course"])
+    shutil.copytree(built, target)  # the lab writes in the course it serves: a copy
     return target
 
 

@@ -11,6 +11,8 @@ import torch
 
 import minigrad
 
+pytestmark = pytest.mark.xdist_group("capstone")  # one worker trains the module's runs
+
 COURSE = Path(__file__).resolve().parent.parent / "course"
 
 

@@ -13,6 +13,8 @@ import pytest
 
 from coursekit import cli
 
+pytestmark = pytest.mark.xdist_group("cli_errors")  # one worker inits the module's course
+
 
 def course_cli(*args, cwd=None):
     return subprocess.run([sys.executable, "-m", "coursekit.cli", *map(str, args)],

@@ -20,6 +20,8 @@ import pytest
 from nbformat.v4 import new_markdown_cell
 from test_pipeline import answered, hand_in, run, runs, sqlite_url, toy_solutions
 
+pytestmark = pytest.mark.xdist_group("display")  # one worker grades the module's classes
+
 MARK = "OWNED"  # what every payload calls; its text may show, it must never run
 HOSTILE_MARKDOWN = (
     f'Look: <img src=x onerror="{MARK}()"> <script>{MARK}(2)</script> '

@@ -31,7 +31,7 @@ import pytest
 from browser_support import free_port
 from hub_support import end_processes_of, open_folder, require_root_and_tools
 from rosters import roster_text
-from test_package_install import build_wheel
+from test_package_install import instructors_package
 
 from coursekit.classroom.hub.accounts import exists, remove_accounts
 
@@ -114,14 +114,14 @@ def _processes_under(folder: Path) -> list[psutil.Process]:
     return found
 
 
-def test_a_hub_from_pip_alone_serves_its_login_page(tmp_path):
+def test_a_hub_from_pip_alone_serves_its_login_page(tmp_path, tmp_path_factory):
     require_root_and_tools()
     python = _system_python()
     suffix = secrets.token_hex(3)
     people = [f"mgpi{suffix}", f"mgpa{suffix}"]  # the instructor, a student
     base, hub = open_folder(), None
     try:
-        wheel = build_wheel(tmp_path)
+        wheel, _ = instructors_package(tmp_path_factory)  # built once for the session
         venv = base / "venv"  # in a folder every account can enter, as the README says
         subprocess.run([python, "-m", "venv", venv], check=True)
         _borrow_torch(base, venv)

@@ -14,7 +14,7 @@ The whole set on the clone and the students' distribution with PyTorch, for one 
 times as long); without PyTorch (the recorded observations), four of them. Each window runs
 a route's notebooks through one process (a kernel per notebook, as the window does); the
 students' distribution and the sealed grades are made once for the session
-(tests/students_distribution.py)."""
+(tests/students_distribution.py, tests/session_once.py)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from students_distribution import once_per_session
+from session_once import once_per_session
 from test_package_install import course_command
 
 from coursekit import sealed

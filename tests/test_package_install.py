@@ -10,6 +10,7 @@ and `check` work from it on the student's own answers."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -20,6 +21,7 @@ from pathlib import Path
 import nbformat
 import pytest
 import tomllib
+from session_once import once_per_session
 from test_seams import NAMES, _normalised, reference_bodies
 
 from coursekit.exercises.cells import SOLUTION_MARKERS
@@ -78,14 +80,40 @@ def build_wheel(root: Path) -> Path:
     return wheel
 
 
+def instructors_package(tmp_path_factory) -> tuple[Path, Path]:
+    """The instructor's wheel, built from a copy of this checkout and installed into a fresh
+    environment, once for the session (tests/session_once.py): the wheel and the
+    environment's site-packages."""
+
+    def make(root: Path) -> str:
+        wheel = build_wheel(root)
+        site = fresh_environment(root / "env")
+        pip_install(site, str(wheel), cwd=root)
+        return json.dumps([str(wheel), str(site)])
+
+    wheel, site = json.loads(once_per_session(tmp_path_factory, "instructors-package", make))
+    return Path(wheel), Path(site)
+
+
+def session_demo(tmp_path_factory) -> dict:
+    """`minigrad-course demo DIR -j 2` from the installed instructor's package, once for the
+    session: what it printed, its exit status and its class (DIR). Shared by the test that
+    the demo runs from the package and the browser test that opens its class in the
+    Formgrader (tests/test_browser.py), so the class is graded once."""
+
+    def make(root: Path) -> str:
+        _, site = instructors_package(tmp_path_factory)
+        demo = course_command(site, root, "demo", "demo-course", "-j", "2")
+        return json.dumps({"returncode": demo.returncode, "stdout": demo.stdout,
+                           "stderr": demo.stderr, "course": str(root / "demo-course")})  # fmt: skip
+
+    return json.loads(once_per_session(tmp_path_factory, "demo-class", make))
+
+
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory) -> Path:
-    """The wheel, built from a copy of this checkout and installed into a fresh environment."""
-    root = tmp_path_factory.mktemp("wheel")
-    wheel = build_wheel(root)
-    site = fresh_environment(root / "env")
-    pip_install(site, str(wheel), cwd=root)
-    return site
+    """The instructor's package installed (instructors_package): its site-packages."""
+    return instructors_package(tmp_path_factory)[1]
 
 
 @pytest.fixture(scope="module")
@@ -230,7 +258,7 @@ def test_a_student_starts_then_checks_their_own_answer(student, tmp_path, withou
 
 
 def test_an_instructor_inits_releases_and_runs_the_demo_from_an_empty_directory(
-    installed, tmp_path
+    installed, tmp_path, tmp_path_factory
 ):
     cpu_only = ["--cpu-only"]  # as the demo does where there is no GPU
     out = course_command(installed, tmp_path, "init", "course", *cpu_only)
@@ -239,11 +267,12 @@ def test_an_instructor_inits_releases_and_runs_the_demo_from_an_empty_directory(
     released = course_command(installed, tmp_path, "release", "-C", "course")
     assert released.returncode == 0, released.stderr[-3000:]
     assert "released leaf_nodes" in released.stdout
-    demo = course_command(installed, tmp_path, "demo", "demo", "-j", "2")
-    assert demo.returncode == 0, demo.stdout[-3000:] + demo.stderr[-3000:]
-    assert (tmp_path / "demo" / "grades.csv").is_file()
-    for run in (out, released, demo):
+    demo = session_demo(tmp_path_factory)  # run once for the session from this package
+    assert demo["returncode"] == 0, demo["stdout"][-3000:] + demo["stderr"][-3000:]
+    assert (Path(demo["course"]) / "grades.csv").is_file()
+    for run in (out, released):
         assert "Traceback" not in run.stdout + run.stderr
+    assert "Traceback" not in demo["stdout"] + demo["stderr"]
 
 
 def test_instructor_commands_in_the_students_package_say_where_they_are(student, tmp_path):

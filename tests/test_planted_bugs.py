@@ -12,7 +12,7 @@ import json
 import pytest
 import torch
 from planted_bugs import BUGS
-from students_distribution import once_per_session
+from session_once import once_per_session
 
 import minigrad
 from autograder import compare, observe
