@@ -5,7 +5,8 @@ its zh-CN translation; the compiled .mo the package ships is the .po's; each tra
 the glossary's terms and keeps its placeholders; a message without a translation is English;
 the notebook's language chooses (check, Validate), the class's the report and feedback pages,
 the override wins; a failing check in Chinese quotes PyTorch verbatim; the same answers get
-the same scores in both languages."""
+the same scores in both languages, the sealed grade's feedback in the class's language and
+its verdicts the same data in both."""
 
 from __future__ import annotations
 
@@ -232,13 +233,21 @@ def test_validate_answers_in_the_language_of_the_notebook_beside_it(tmp_path, mo
 def test_the_same_answers_get_the_same_scores_in_both_languages(tmp_path):
     """leaf_nodes answered right, with one planted bug, and as released, each in English and
     as `start --lang zh-CN` / a Chinese class releases it: the instructor's sealed grade gives
-    every test cell the same points in both languages (and the bug costs its rule)."""
+    every test cell the same points in both languages (and the bug costs its rule). Graded
+    as a class in that language has it (SealedExecute speaks its course_language), the bug's
+    feedback under its test cell gives the rule, the section to reread and the likely mistake
+    in Chinese and PyTorch's side as in English; the verdicts the pipeline reads are the same
+    data in both languages, the CUDA cell not run on a GPU-less grader included."""
     import nbformat
 
+    from autograder.rules import statement
     from coursekit import sealed
+    from coursekit.classroom.grading.outputs import read_cells, status_and_message
+    from coursekit.exercises import verdict_data
     from coursekit.exercises.grading import PUBLIC_SEED
     from coursekit.exercises.planted import BUGS, answered
     from coursekit.exercises.release import EXERCISES, SOLUTIONS
+    from coursekit.sealed.nbgrader_steps import record_verdicts, seal_outputs
 
     name = "leaf_nodes"
     released = EXERCISES / name / f"{name}.ipynb"
@@ -250,7 +259,7 @@ def test_the_same_answers_get_the_same_scores_in_both_languages(tmp_path):
     }
     contract = sealed.Contract.from_notebook(SOLUTIONS / name / f"{name}.ipynb")
     generous = sealed.Limits(wall_s=900, cpu_s=600, cell_s=300, scenario_s=120)
-    points = {}
+    points, outputs, facts = {}, {}, {}
     for language in ("en", "zh-CN"):
         for student, text in texts.items():
             nb = in_language(nbformat.reads(text, as_version=4), language)
@@ -259,14 +268,89 @@ def test_the_same_answers_get_the_same_scores_in_both_languages(tmp_path):
             path = tmp_path / language / student / f"{name}.ipynb"
             path.parent.mkdir(parents=True)
             nbformat.write(nb, path)
-            result = sealed.grade_notebook(contract, path, seed=PUBLIC_SEED, limits=generous)
+            with speaking(language):  # as SealedExecute does for a class in that language
+                result = sealed.grade_notebook(contract, path, seed=PUBLIC_SEED, limits=generous)
+                graded = record_verdicts(seal_outputs(nb, result), result)
             points[language, student] = {k: c.points for k, c in result.cells.items()}
+            (path.parent / "graded").mkdir()
+            nbformat.write(graded, path.parent / "graded" / f"{name}.ipynb")
+            outputs[language, student] = {
+                c.metadata["nbgrader"]["grade_id"]: c.outputs
+                for c in graded.cells
+                if c.metadata.get("nbgrader", {}).get("grade_id")
+            }
+            facts[language, student] = read_cells(path.parent / "graded")
     for student in texts:
         assert points["zh-CN", student] == points["en", student] != {}, student
     reference, wrong = points["en", "reference"], points["en", "bug"]
     assert wrong["test_L8"] == 0 < reference["test_L8"]
     assert {k for k in reference if wrong[k] != reference[k]} == {"test_L8"}
     assert sum(points["en", "stub"].values()) == 0 < sum(reference.values())
+
+    def said(language: str, cell: str) -> str:
+        return "".join(o.get("evalue", "") + "".join(o.get("data", {}).get("text/plain", ""))
+                       for o in outputs[language, "bug"][cell])  # fmt: skip
+
+    zh = i18n.catalogue("zh-CN").gettext
+    english, chinese = said("en", "test_L8"), said("zh-CN", "test_L8")
+    assert english.startswith(f"NOT PASSED: rule L8\nL8: {statement('L8')}\nReread ")
+    assert chinese.startswith(f"未通过：规则 L8\nL8: {zh(statement('L8'))}\n请重读“02_leaf_nodes”")
+    assert bug.why in english and zh(bug.why) in chinese and zh(bug.why) != bug.why
+    assert "请重读：" in chinese and "Reread: " in english  # the section's link under it
+    pytorch = [[line.split(maxsplit=1)[1] for line in text.splitlines()
+                if line.lstrip().startswith("PyTorch")] for text in (english, chinese)]  # fmt: skip
+    assert pytorch[0] == pytorch[1] != [], (english, chinese)
+
+    def data(found) -> dict:  # the words aside
+        return {key: {k: v for k, v in f.items() if k != "error"} for key, f in found.items()}
+
+    cuda = (name, "test_cuda_leaf_nodes")
+    for student in texts:
+        assert data(facts["en", student]) == data(facts["zh-CN", student]) != {}, student
+    if not _gpu():
+        for language in ("en", "zh-CN"):
+            found = facts[language, "reference"][cuda]
+            assert found["reason"] == verdict_data.NO_GPU, found
+            assert status_and_message(0.0, 1.0, found)[0] == "not run"
+        # its verdict alone: nothing to reread for a cell that did not run
+        assert said("zh-CN", "test_cuda_leaf_nodes") == "未运行：评分机器上没有 GPU"
+
+
+def _gpu() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
+
+
+def test_the_sealed_grade_speaks_the_class_language(tmp_path, monkeypatch):
+    """nbgrader's sealed step (SealedExecute) grades, and writes the feedback under each test
+    cell, in the class's language: its course_language file, as the feedback pages."""
+    import nbformat
+    from traitlets.config import Config
+
+    from coursekit.sealed import nbgrader_steps
+    from coursekit.sealed.grade import SealedResult
+
+    monkeypatch.delenv(i18n.OVERRIDE, raising=False)
+    spoken = []
+
+    def grade_notebook(contract, nb, seed, limits):
+        spoken.append(i18n.current())
+        return SealedResult("leaf_nodes", 1, {})
+
+    monkeypatch.setattr(nbgrader_steps.Contract, "from_notebook", lambda path: None)
+    monkeypatch.setattr(nbgrader_steps, "grade_notebook", grade_notebook)
+    monkeypatch.setattr(
+        nbgrader_steps, "seal_outputs", lambda nb, r: spoken.append(_("PASSED")) or nb
+    )
+    config = Config()
+    config.CourseDirectory.root = str(tmp_path)
+    step = nbgrader_steps.SealedExecute(config=config)
+    resources = {"nbgrader": {"assignment": "leaf_nodes", "notebook": "leaf_nodes"}}
+    step.preprocess(nbformat.v4.new_notebook(), resources)
+    (tmp_path / "course_language").write_text("zh-CN\n")
+    step.preprocess(nbformat.v4.new_notebook(), resources)
+    assert spoken == ["en", "PASSED", "zh-CN", "通过"]
 
 
 def _report_data() -> dict:

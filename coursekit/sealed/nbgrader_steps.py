@@ -117,6 +117,7 @@ def seal_outputs(nb, result: SealedResult):
                         traceback=[f"{FAILED_ENAME}: {score.verdict}"],
                     )
                 )
+            if score.status == "failed":  # a cell not run has nothing to reread
                 cell.outputs.extend(_section_links(score.failed))
                 cell.outputs.extend(graph_outputs(score.graph))
         elif grade_id in result.answer_errors:
