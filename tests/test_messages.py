@@ -442,3 +442,30 @@ def test_a_lectures_side_by_side_speaks_the_language_of_the_notebooks_in_its_fol
     monkeypatch.chdir(chinese)
     assert comparison.headline() == "leaf_after_float（种子 0）：全部 1 项观察一致"
     assert comparison.rows() == rows
+
+
+def test_the_grading_notes_a_student_reads_follow_the_class_language(tmp_path, monkeypatch):
+    """What the pipeline notes of a graded notebook (a cell that killed its kernel) and of a
+    sealed run that ended early: in the language spoken, the class's as grading speaks it."""
+    import nbformat
+
+    from coursekit.classroom.grading.execute import KERNEL_DIED
+    from coursekit.classroom.grading.outputs import incidents
+    from coursekit.sealed.sandbox import _status_text
+
+    monkeypatch.delenv(i18n.OVERRIDE, raising=False)
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("f()")
+    cell.metadata["nbgrader"] = {"grade_id": "sol-f"}
+    cell.outputs = [nbformat.v4.new_output("error", ename=KERNEL_DIED, evalue="", traceback=[])]
+    nb.cells.append(cell)
+    nbformat.write(nb, tmp_path / "toy.ipynb")
+    assert incidents(tmp_path) == [
+        "toy.ipynb: the kernel died in cell 'sol-f'; the cells after it were graded in a new kernel"
+    ]
+    assert _status_text(3) == "exit status 3" and _status_text(-9) == "killed by SIGKILL"
+    with speaking("zh-CN"):
+        assert incidents(tmp_path) == [
+            "toy.ipynb: 内核在单元格“sol-f”中崩溃；其后的单元格在新的内核中评分"
+        ]
+        assert _status_text(3) == "退出状态 3" and _status_text(-9) == "被 SIGKILL 终止"

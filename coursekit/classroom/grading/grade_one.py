@@ -46,7 +46,7 @@ from coursekit.classroom.grading.outputs import (
 )
 from coursekit.classroom.grading.repair import repair_submission
 from coursekit.classroom.grading.time_limits import SealedTimes
-from coursekit.i18n import speaking
+from coursekit.i18n import _, speaking
 from coursekit.languages import course_language
 from coursekit.sealed.sandbox import STAGE_ENV
 
@@ -106,9 +106,9 @@ def grade_submission(job: Job) -> dict:
     # Verdicts as data exist only where the sealed run wrote them; in a course graded in
     # nbgrader's kernel, metadata of that name can only be the submission's own.
     sealed = _is_sealed(course)
-    notes += incidents(graded) + (sealed_notes(graded) if sealed else [])
     facts = read_cells(graded, sealed)
-    with speaking(course_language(course.root)):  # the messages, as the class's pages
+    with speaking(course_language(course.root)):  # what people read, as the class's pages
+        notes += incidents(graded) + (sealed_notes(graded) if sealed else [])
         result = _read_private_gradebook(db_url, course.course_id, job, facts, notes)
     result.update(
         notes=notes,
@@ -247,7 +247,7 @@ def _notebook_note(notebook: str, notes: list[str]) -> str:
     found = [note.removeprefix(prefix) for note in notes if note.startswith(prefix)]
     if found:
         return found[0]
-    return notes[-1] if notes else "notebook not graded"
+    return notes[-1] if notes else _("notebook not graded")
 
 
 class _Blank:

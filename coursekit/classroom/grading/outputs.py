@@ -92,7 +92,8 @@ def _sealed_facts(verdict: dict, seed: int) -> dict:
 
 
 def incidents(folder: Path) -> list[str]:
-    """One sentence per cell whose kernel died or that ran past the cell time limit."""
+    """One sentence per cell whose kernel died or that ran past the cell time limit, in the
+    current language."""
     from coursekit.classroom.grading.execute import KERNEL_DIED
 
     found = []
@@ -103,12 +104,14 @@ def incidents(folder: Path) -> list[str]:
                 if out.output_type != "error":
                     continue
                 if out.ename == KERNEL_DIED:
-                    found.append(
-                        f"{path.name}: the kernel died in cell '{name}'; the cells after it "
-                        "were graded in a new kernel"
+                    said = _(
+                        "the kernel died in cell '{cell}'; the cells after it were graded in "
+                        "a new kernel"
                     )
+                    found.append(f"{path.name}: " + said.format(cell=name))
                 elif out.ename == "CellTimeoutError":
-                    found.append(f"{path.name}: cell '{name}' ran past the cell time limit")
+                    said = _("cell '{cell}' ran past the cell time limit")
+                    found.append(f"{path.name}: " + said.format(cell=name))
     return found
 
 
