@@ -19,6 +19,9 @@ NOT_RUN_NO_GPU = N_("not run: no GPU on the grader")  # shown through _()
 # Differences listed per failing scenario: the first ones are what a student acts on; the
 # rest mostly repeat them further down the same run (and would fill a feedback page).
 SHOWN_DIFFERENCES = 3
+# a scenario's status as the report says it (the status itself stays as it is: it is data)
+STATUS_WORDS = {"passed": N_("passed"), "failed": N_("failed"), "not run": N_("not run"),
+                "waiting": N_("waiting")}  # fmt: skip
 
 
 def compared_lines(reference: str, engine: str, indent: str = "  ") -> list[str]:
@@ -56,7 +59,7 @@ class ScenarioResult:
         lines = [
             _("[{scenario}] {status} (rules {rules}; weight {weight})").format(
                 scenario=self.id,
-                status=self.status,
+                status=_(STATUS_WORDS.get(self.status, self.status)),
                 rules=", ".join(self.rules),
                 weight=f"{self.weight:g}",
             )
@@ -156,7 +159,7 @@ class Report:
             "{engine} vs PyTorch {version} on {device}, seed {seed}: score {score} "
             "({passed}/{total} scenarios{waiting}) {verdict}"
         ).format(
-            engine=self.engine,
+            engine=_(self.engine),  # the course's "your engine" is a message (grading.py)
             version=self.reference,
             device=self.device,
             seed=self.seed,

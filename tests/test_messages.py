@@ -297,6 +297,11 @@ def test_the_same_answers_get_the_same_scores_in_both_languages(tmp_path):
     assert chinese.startswith(f"未通过：规则 L8\nL8: {zh(statement('L8'))}\n请重读“02_leaf_nodes”")
     assert bug.why in english and zh(bug.why) in chinese and zh(bug.why) != bug.why
     assert "请重读：" in chinese and "Reread: " in english  # the section's link under it
+    report = {
+        language: outputs[language, "bug"]["test_L8"][0]["text"] for language in ("en", "zh-CN")
+    }
+    assert "your engine vs PyTorch" in report["en"] and "] failed (rules L8; " in report["en"]
+    assert "你的引擎 对照 PyTorch" in report["zh-CN"] and "] 未通过（规则 L8；" in report["zh-CN"]
     pytorch = [[line.split(maxsplit=1)[1] for line in text.splitlines()
                 if line.lstrip().startswith("PyTorch")] for text in (english, chinese)]  # fmt: skip
     assert pytorch[0] == pytorch[1] != [], (english, chinese)

@@ -43,7 +43,7 @@ from coursekit.i18n import N_, _, ngettext, speaking
 from coursekit.languages import notebook_language
 from minigrad import _warnings, seams
 
-ENGINE_NAME = "your engine"
+ENGINE_NAME = N_("your engine")  # the report says it through _()
 # Set by the grading pipeline (coursekit/classroom) so that a regrade sees the same values.
 SEED_VARIABLE = "MINIGRAD_COURSE_SEED"
 PUBLIC_SEED = 2024  # the visible checks' values: the same for every student, every run

@@ -33,7 +33,7 @@ from autograder.observe import observe
 from autograder.report import Report, ScenarioResult
 from autograder.scenarios import REGISTRY, load_catalogue
 from coursekit.exercises import verdict_data
-from coursekit.exercises.grading import judge, passed_text, verdict, waiting_note
+from coursekit.exercises.grading import ENGINE_NAME, judge, passed_text, verdict, waiting_note
 from coursekit.i18n import N_, _
 from coursekit.sealed.contract import Contract, TestCell
 from coursekit.sealed.sandbox import (
@@ -46,7 +46,6 @@ from coursekit.sealed.sandbox import (
 )
 from coursekit.sealed.submission import Program, assemble
 
-ENGINE_LABEL = "your engine"
 RUN_IT_TO_READ = N_("run the cell in your notebook to read its message")
 MAGIC_IGNORED = N_("IPython magic or shell lines were ignored")
 # the exceptions whose type a note names (Python's own and the engine's "not built yet"):
@@ -216,7 +215,7 @@ def _grade_device(tests, program: Program, device: str, seed: int, limits, resul
                     scored = _scenario_result(sid, diffs, note)
                     scored.graph = compared(reference["scenarios"][sid], engine, diffs)
                     scenario_results.append(scored)
-        report = Report(ENGINE_LABEL, device, seed, _torch_version(), scenario_results,
+        report = Report(ENGINE_NAME, device, seed, _torch_version(), scenario_results,
                         notes=cell_notes + notes)  # fmt: skip
         rules = sorted({r for c in test.checks for r in (c.rules or ())})
         # as Validate judges it, and never for scenarios that all wait: points for nothing
