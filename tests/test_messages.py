@@ -474,3 +474,28 @@ def test_the_grading_notes_a_student_reads_follow_the_class_language(tmp_path, m
             "toy.ipynb: 内核在单元格“sol-f”中崩溃；其后的单元格在新的内核中评分"
         ]
         assert _status_text(3) == "退出状态 3" and _status_text(-9) == "被 SIGKILL 终止"
+
+
+def test_a_repaired_submissions_notes_follow_the_class_language(tmp_path, monkeypatch):
+    """What repairing a submission notes (shown atop its feedback page and in the report): in
+    the language grading speaks, the class's; the notebooks' names as they are."""
+    import nbformat
+
+    from coursekit.classroom.grading.repair import repair_submission
+
+    monkeypatch.delenv(i18n.OVERRIDE, raising=False)
+    released = tmp_path / "source" / "toy.ipynb"
+    released.parent.mkdir()
+    nbformat.write(nbformat.v4.new_notebook(), released)
+    submitted = tmp_path / "submitted"
+    submitted.mkdir()
+    (submitted / "toy.ipynb").write_text("{not json")
+    (submitted / "extra.ipynb").write_text("{}")
+    with speaking("zh-CN"):
+        notes = repair_submission(submitted, tmp_path / "work", {"toy": released}).notes
+    english = repair_submission(submitted, tmp_path / "work_en", {"toy": released}).notes
+    assert english[0].startswith("extra.ipynb: not a notebook nbformat can read (")
+    assert notes[0].startswith("extra.ipynb: 不是 nbformat 能读取的笔记本（")
+    assert english[1].startswith("toy.ipynb: not a valid notebook (invalid JSON: ")
+    assert notes[1].startswith("toy.ipynb: 不是有效的笔记本（无效的 JSON：第 1 行 ")
+    assert notes[1].endswith("）；无法评分（0 分）") and len(notes) == len(english) == 2

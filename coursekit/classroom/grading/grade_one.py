@@ -80,11 +80,12 @@ def grade_submission(job: Job) -> dict:
     course = Course.at(job.course_root)
     work = Path(job.work_dir)
     shutil.rmtree(work, ignore_errors=True)
-    repair = repair_submission(
-        course.submission_dir(job.student, job.assignment),
-        work / "submitted" / job.student / job.assignment,
-        course.released_notebooks(job.assignment),
-    )
+    with speaking(course_language(course.root)):  # its notes, as the class's pages
+        repair = repair_submission(
+            course.submission_dir(job.student, job.assignment),
+            work / "submitted" / job.student / job.assignment,
+            course.released_notebooks(job.assignment),
+        )
     private = _private_gradebook(work)
     db_url = f"sqlite:///{private}"
     shutil.copy(job.template_db, private)
