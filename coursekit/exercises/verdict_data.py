@@ -9,8 +9,9 @@ notebook's language, one display_data output of its own MIME type (MIME) holding
 The class pipeline (coursekit/classroom/grading/outputs.py) reads that back from the
 autograded notebook, never the report's words. A kernel also runs the student's code, so what
 is read is checked (read) and only the cell's last such output counts: grade() shows it after
-every student function has run. Feedback pages drop it (DropVerdictData): nbconvert has no way
-to show it, and would warn for each one.
+every student function has run. JupyterLab shows nothing for it; feedback pages drop it
+(classroom/results/feedback.py: DropVerdictData), as nbconvert, which cannot show it either,
+warns for each one.
 
 A "not run" verdict says why by a key of REASONS, whose text is translated where it is shown.
 """
