@@ -499,3 +499,31 @@ def test_a_repaired_submissions_notes_follow_the_class_language(tmp_path, monkey
     assert english[1].startswith("toy.ipynb: not a valid notebook (invalid JSON: ")
     assert notes[1].startswith("toy.ipynb: 不是有效的笔记本（无效的 JSON：第 1 行 ")
     assert notes[1].endswith("）；无法评分（0 分）") and len(notes) == len(english) == 2
+
+
+def test_the_sealed_runs_notes_on_a_submission_follow_the_language_spoken(monkeypatch):
+    """What the sealed grade notes of how a submission was put together (an answer cell
+    deleted, code outside the answer cells) is in the language it is graded in."""
+    import nbformat
+
+    from coursekit import sealed
+    from coursekit.exercises.release import EXERCISES, SOLUTIONS
+    from coursekit.sealed.submission import assemble
+
+    monkeypatch.delenv(i18n.OVERRIDE, raising=False)
+    contract = sealed.Contract.from_notebook(SOLUTIONS / "leaf_nodes" / "leaf_nodes.ipynb")
+    nb = nbformat.read(EXERCISES / "leaf_nodes" / "leaf_nodes.ipynb", as_version=4)
+    answers = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution")]
+    nb.cells.remove(answers[0])
+    nb.cells.append(nbformat.v4.new_code_cell("print('mine')"))
+    grade_id = answers[0].metadata["nbgrader"]["grade_id"]
+    english = assemble(contract, nb).notes
+    with speaking("zh-CN"):
+        chinese = assemble(contract, nb).notes
+    assert f"answer cell {grade_id} is missing from the submission: graded as empty" in english
+    assert f"提交中缺少答案单元格 {grade_id}：按空答案评分" in chinese
+    assert any(
+        n.startswith("1 code cell(s) outside the answer cells were not run") for n in english
+    )
+    assert any(n.startswith("答案单元格之外的 1 个代码单元格没有运行") for n in chinese)
+    assert len(chinese) == len(english) == 2
