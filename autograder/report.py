@@ -63,7 +63,7 @@ class ScenarioResult:
         lines = [
             _("[{scenario}] {status} (rules {rules}; weight {weight})").format(
                 scenario=self.id,
-                status=self.status,
+                status=_(STATUS_WORDS.get(self.status, self.status)),
                 rules=", ".join(self.rules),
                 weight=f"{self.weight:g}",
             )
@@ -163,7 +163,7 @@ class Report:
             "{engine} vs PyTorch {version} on {device}, seed {seed}: score {score} "
             "({passed}/{total} scenarios{waiting}) {verdict}"
         ).format(
-            engine=self.engine,
+            engine=_(self.engine),  # the course's "your engine" is a message (grading.py)
             version=self.reference,
             device=self.device,
             seed=self.seed,

@@ -3,7 +3,8 @@
 Per assignment, one temporary nbgrader course (shared by that assignment's tests, which run
 on one xdist worker) releases the assignment and autogrades, in nbgrader's kernel, the
 reference answer and the untouched stub (leaf_nodes also one answer with a planted bug and one
-that sets off NumPy's and PyTorch's warnings). Planted bugs are edits of the reference answer;
+that sets off NumPy's and PyTorch's warnings, and the planted bug again in a notebook made in
+Chinese). Planted bugs are edits of the reference answer;
 each must cost exactly the points of the test cell of the rule it breaks, with feedback naming
 that rule: one through nbgrader's kernel, every one through the hidden tests' own call, run
 here (the sealed run grades each one too: tests/test_sealed_planted.py).
@@ -26,6 +27,7 @@ from coursekit.exercises.assignments import ASSIGNMENTS, BY_NAME
 from coursekit.exercises.notebook import build_notebook, cpu_points, notebook_text
 from coursekit.exercises.planted import BUGS, WARNING_PREAMBLE, answered
 from coursekit.exercises.release import EXERCISES, REPO, SOLUTIONS, Course, release
+from coursekit.languages import in_language
 
 NO_GPU = "not run: no GPU on the grader"
 KERNEL_BUG = ("leaf_nodes", "L8")  # the planted bug also graded in nbgrader's kernel
@@ -56,6 +58,8 @@ class Graded:
         if name == KERNEL_BUG[0]:
             bug = next(b for b in BUGS[name] if b.rule == KERNEL_BUG[1])
             submissions[f"bug_{bug.rule}"] = answered(self.released, name, bug)
+            chinese = in_language(nbformat.reads(submissions[f"bug_{bug.rule}"], 4), "zh-CN")
+            submissions[f"bug_{bug.rule}_zh"] = nbformat.writes(chinese)
             submissions["warnings"] = answered(self.released, name, preamble=WARNING_PREAMBLE)
         for student, text in submissions.items():
             self.course.submit(name, student, text)
@@ -209,6 +213,49 @@ def test_a_planted_bug_loses_exactly_its_rule_in_nbgraders_kernel(graded, name):
     assert lost == {f"test_{rule}": cpu_points(BY_NAME[name], rule)}, (rule, lost)
     feedback = error_text(g.cell(f"bug_{rule}", f"test_{rule}"))
     assert f"rule {rule}" in feedback, feedback
+
+
+@per_assignment([KERNEL_BUG[0]])
+def test_a_chinese_notebook_reads_its_hidden_tests_verdict_in_chinese(graded, name):
+    """The planted bug in a notebook made in Chinese, graded in nbgrader's kernel: the same
+    points as in English; the failed cell's verdict gives the rule's statement, the section to
+    reread and the likely mistake in Chinese, PyTorch's side of the first difference as in
+    English; the grading pipeline reads both notebooks' verdicts as the same data (the CUDA
+    cell not run on this GPU-less grader included), whatever the words around them."""
+    from coursekit.classroom.grading.outputs import read_cells, status_and_message
+    from coursekit.exercises import verdict_data
+    from coursekit.i18n import catalogue
+
+    g = graded(name)
+    rule = KERNEL_BUG[1]
+    english, chinese = f"bug_{rule}", f"bug_{rule}_zh"
+    assert g.scores[chinese] == g.scores[english]
+    said = {s: error_text(g.cell(s, f"test_{rule}")) for s in (english, chinese)}
+    zh = catalogue("zh-CN").gettext
+    bug = next(b for b in BUGS[name] if b.rule == rule)
+    explained = bug.why  # the likely mistake the diagnosis names (autograder/diagnoses.py)
+    assert said[english].startswith(f"NOT PASSED: rule {rule}\n{rule}: {statement(rule)}")
+    assert said[chinese].startswith(f"未通过：规则 {rule}\n{rule}: {zh(statement(rule))}")
+    assert zh(statement(rule)) != statement(rule) and zh(explained) != explained, bug
+    assert "\n请重读“02_leaf_nodes”这一讲中的" in said[chinese], said[chinese]
+    assert zh(explained) in said[chinese] and explained in said[english]
+    pytorch = [line.split(maxsplit=1)[1] for s in (english, chinese)
+               for line in said[s].splitlines() if line.lstrip().startswith("PyTorch")]  # fmt: skip
+    assert len(pytorch) == 2 and pytorch[0] == pytorch[1], said
+    facts = {s: read_cells(g.course.autograded_notebook(name, s).parent, sealed=False)
+             for s in (english, chinese)}  # fmt: skip
+
+    def data(found) -> dict:  # each kernel drew its own seed: the rest is the same
+        return {key: {k: v for k, v in f.items() if k not in ("error", "seeds")}
+                for key, f in found.items()}  # fmt: skip
+
+    assert data(facts[english]) == data(facts[chinese]) != {}
+    failed = facts[chinese][name, f"test_{rule}"]
+    assert failed["failed"] and len(failed["seeds"]) == 1, failed
+    cuda = facts[chinese][name, cuda_id(name)]
+    if not gpu_present():
+        assert cuda["reason"] == verdict_data.NO_GPU and g.scores[chinese][cuda_id(name)][0] == 0
+        assert status_and_message(0.0, 1.0, cuda)[0] == "not run"
 
 
 @pytest.mark.parametrize("bug", [pytest.param(b, id=f"{n}.{b.rule}") for n in BUGS

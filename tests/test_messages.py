@@ -5,7 +5,8 @@ its zh-CN translation; the compiled .mo the package ships is the .po's; each tra
 the glossary's terms and keeps its placeholders; a message without a translation is English;
 the notebook's language chooses (check, Validate), the class's the report and feedback pages,
 the override wins; a failing check in Chinese quotes PyTorch verbatim; the same answers get
-the same scores in both languages."""
+the same scores in both languages, the sealed grade's feedback in the class's language and
+its verdicts the same data in both."""
 
 from __future__ import annotations
 
@@ -299,13 +300,21 @@ def test_a_report_shown_in_a_chinese_notebook_is_chinese_and_quotes_pytorch(tmp_
 def test_the_same_answers_get_the_same_scores_in_both_languages(tmp_path):
     """leaf_nodes answered right, with one planted bug, and as released, each in English and
     as `start --lang zh-CN` / a Chinese class releases it: the instructor's sealed grade gives
-    every test cell the same points in both languages (and the bug costs its rule)."""
+    every test cell the same points in both languages (and the bug costs its rule). Graded
+    as a class in that language has it (SealedExecute speaks its course_language), the bug's
+    feedback under its test cell gives the rule, the section to reread and the likely mistake
+    in Chinese and PyTorch's side as in English; the verdicts the pipeline reads are the same
+    data in both languages, the CUDA cell not run on a GPU-less grader included."""
     import nbformat
 
+    from autograder.rules import statement
     from coursekit import sealed
+    from coursekit.classroom.grading.outputs import read_cells, status_and_message
+    from coursekit.exercises import verdict_data
     from coursekit.exercises.grading import PUBLIC_SEED
     from coursekit.exercises.planted import BUGS, answered
     from coursekit.exercises.release import EXERCISES, SOLUTIONS
+    from coursekit.sealed.nbgrader_steps import record_verdicts, seal_outputs
 
     name = "leaf_nodes"
     released = EXERCISES / name / f"{name}.ipynb"
@@ -317,7 +326,7 @@ def test_the_same_answers_get_the_same_scores_in_both_languages(tmp_path):
     }
     contract = sealed.Contract.from_notebook(SOLUTIONS / name / f"{name}.ipynb")
     generous = sealed.Limits(wall_s=900, cpu_s=600, cell_s=300, scenario_s=120)
-    points = {}
+    points, outputs, facts = {}, {}, {}
     for language in ("en", "zh-CN"):
         for student, text in texts.items():
             nb = in_language(nbformat.reads(text, as_version=4), language)
@@ -326,14 +335,94 @@ def test_the_same_answers_get_the_same_scores_in_both_languages(tmp_path):
             path = tmp_path / language / student / f"{name}.ipynb"
             path.parent.mkdir(parents=True)
             nbformat.write(nb, path)
-            result = sealed.grade_notebook(contract, path, seed=PUBLIC_SEED, limits=generous)
+            with speaking(language):  # as SealedExecute does for a class in that language
+                result = sealed.grade_notebook(contract, path, seed=PUBLIC_SEED, limits=generous)
+                graded = record_verdicts(seal_outputs(nb, result), result)
             points[language, student] = {k: c.points for k, c in result.cells.items()}
+            (path.parent / "graded").mkdir()
+            nbformat.write(graded, path.parent / "graded" / f"{name}.ipynb")
+            outputs[language, student] = {
+                c.metadata["nbgrader"]["grade_id"]: c.outputs
+                for c in graded.cells
+                if c.metadata.get("nbgrader", {}).get("grade_id")
+            }
+            facts[language, student] = read_cells(path.parent / "graded")
     for student in texts:
         assert points["zh-CN", student] == points["en", student] != {}, student
     reference, wrong = points["en", "reference"], points["en", "bug"]
     assert wrong["test_L8"] == 0 < reference["test_L8"]
     assert {k for k in reference if wrong[k] != reference[k]} == {"test_L8"}
     assert sum(points["en", "stub"].values()) == 0 < sum(reference.values())
+
+    def said(language: str, cell: str) -> str:
+        return "".join(o.get("evalue", "") + "".join(o.get("data", {}).get("text/plain", ""))
+                       for o in outputs[language, "bug"][cell])  # fmt: skip
+
+    zh = i18n.catalogue("zh-CN").gettext
+    english, chinese = said("en", "test_L8"), said("zh-CN", "test_L8")
+    assert english.startswith(f"NOT PASSED: rule L8\nL8: {statement('L8')}\nReread ")
+    assert chinese.startswith(f"未通过：规则 L8\nL8: {zh(statement('L8'))}\n请重读“02_leaf_nodes”")
+    assert bug.why in english and zh(bug.why) in chinese and zh(bug.why) != bug.why
+    assert "请重读：" in chinese and "Reread: " in english  # the section's link under it
+    report = {
+        language: outputs[language, "bug"]["test_L8"][0]["text"] for language in ("en", "zh-CN")
+    }
+    assert "your engine vs PyTorch" in report["en"] and "] failed (rules L8; " in report["en"]
+    assert "你的引擎 对照 PyTorch" in report["zh-CN"] and "] 未通过（规则 L8；" in report["zh-CN"]
+    pytorch = [[line.split(maxsplit=1)[1] for line in text.splitlines()
+                if line.lstrip().startswith("PyTorch")] for text in (english, chinese)]  # fmt: skip
+    assert pytorch[0] == pytorch[1] != [], (english, chinese)
+
+    def data(found) -> dict:  # the words aside
+        return {key: {k: v for k, v in f.items() if k != "error"} for key, f in found.items()}
+
+    cuda = (name, "test_cuda_leaf_nodes")
+    for student in texts:
+        assert data(facts["en", student]) == data(facts["zh-CN", student]) != {}, student
+    if not _gpu():
+        for language in ("en", "zh-CN"):
+            found = facts[language, "reference"][cuda]
+            assert found["reason"] == verdict_data.NO_GPU, found
+            assert status_and_message(0.0, 1.0, found)[0] == "not run"
+        # its verdict alone: nothing to reread for a cell that did not run
+        assert said("zh-CN", "test_cuda_leaf_nodes") == "未运行：评分机器上没有 GPU"
+
+
+def _gpu() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
+
+
+def test_the_sealed_grade_speaks_the_class_language(tmp_path, monkeypatch):
+    """nbgrader's sealed step (SealedExecute) grades, and writes the feedback under each test
+    cell, in the class's language: its course_language file, as the feedback pages."""
+    import nbformat
+    from traitlets.config import Config
+
+    from coursekit.sealed import nbgrader_steps
+    from coursekit.sealed.grade import SealedResult
+
+    monkeypatch.delenv(i18n.OVERRIDE, raising=False)
+    spoken = []
+
+    def grade_notebook(contract, nb, seed, limits):
+        spoken.append(i18n.current())
+        return SealedResult("leaf_nodes", 1, {})
+
+    monkeypatch.setattr(nbgrader_steps.Contract, "from_notebook", lambda path: None)
+    monkeypatch.setattr(nbgrader_steps, "grade_notebook", grade_notebook)
+    monkeypatch.setattr(
+        nbgrader_steps, "seal_outputs", lambda nb, r: spoken.append(_("PASSED")) or nb
+    )
+    config = Config()
+    config.CourseDirectory.root = str(tmp_path)
+    step = nbgrader_steps.SealedExecute(config=config)
+    resources = {"nbgrader": {"assignment": "leaf_nodes", "notebook": "leaf_nodes"}}
+    step.preprocess(nbformat.v4.new_notebook(), resources)
+    (tmp_path / "course_language").write_text("zh-CN\n")
+    step.preprocess(nbformat.v4.new_notebook(), resources)
+    assert spoken == ["en", "PASSED", "zh-CN", "通过"]
 
 
 def _report_data() -> dict:
@@ -425,3 +514,83 @@ def test_a_lectures_side_by_side_speaks_the_language_of_the_notebooks_in_its_fol
     monkeypatch.chdir(chinese)
     assert comparison.headline() == "leaf_after_float（种子 0）：全部 1 项观察一致"
     assert comparison.rows() == rows
+
+
+def test_the_grading_notes_a_student_reads_follow_the_class_language(tmp_path, monkeypatch):
+    """What the pipeline notes of a graded notebook (a cell that killed its kernel) and of a
+    sealed run that ended early: in the language spoken, the class's as grading speaks it."""
+    import nbformat
+
+    from coursekit.classroom.grading.execute import KERNEL_DIED
+    from coursekit.classroom.grading.outputs import incidents
+    from coursekit.sealed.sandbox import _status_text
+
+    monkeypatch.delenv(i18n.OVERRIDE, raising=False)
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("f()")
+    cell.metadata["nbgrader"] = {"grade_id": "sol-f"}
+    cell.outputs = [nbformat.v4.new_output("error", ename=KERNEL_DIED, evalue="", traceback=[])]
+    nb.cells.append(cell)
+    nbformat.write(nb, tmp_path / "toy.ipynb")
+    assert incidents(tmp_path) == [
+        "toy.ipynb: the kernel died in cell 'sol-f'; the cells after it were graded in a new kernel"
+    ]
+    assert _status_text(3) == "exit status 3" and _status_text(-9) == "killed by SIGKILL"
+    with speaking("zh-CN"):
+        assert incidents(tmp_path) == [
+            "toy.ipynb: 内核在单元格“sol-f”中崩溃；其后的单元格在新的内核中评分"
+        ]
+        assert _status_text(3) == "退出状态 3" and _status_text(-9) == "被 SIGKILL 终止"
+
+
+def test_a_repaired_submissions_notes_follow_the_class_language(tmp_path, monkeypatch):
+    """What repairing a submission notes (shown atop its feedback page and in the report): in
+    the language grading speaks, the class's; the notebooks' names as they are."""
+    import nbformat
+
+    from coursekit.classroom.grading.repair import repair_submission
+
+    monkeypatch.delenv(i18n.OVERRIDE, raising=False)
+    released = tmp_path / "source" / "toy.ipynb"
+    released.parent.mkdir()
+    nbformat.write(nbformat.v4.new_notebook(), released)
+    submitted = tmp_path / "submitted"
+    submitted.mkdir()
+    (submitted / "toy.ipynb").write_text("{not json")
+    (submitted / "extra.ipynb").write_text("{}")
+    with speaking("zh-CN"):
+        notes = repair_submission(submitted, tmp_path / "work", {"toy": released}).notes
+    english = repair_submission(submitted, tmp_path / "work_en", {"toy": released}).notes
+    assert english[0].startswith("extra.ipynb: not a notebook nbformat can read (")
+    assert notes[0].startswith("extra.ipynb: 不是 nbformat 能读取的笔记本（")
+    assert english[1].startswith("toy.ipynb: not a valid notebook (invalid JSON: ")
+    assert notes[1].startswith("toy.ipynb: 不是有效的笔记本（无效的 JSON：第 1 行 ")
+    assert notes[1].endswith("）；无法评分（0 分）") and len(notes) == len(english) == 2
+
+
+def test_the_sealed_runs_notes_on_a_submission_follow_the_language_spoken(monkeypatch):
+    """What the sealed grade notes of how a submission was put together (an answer cell
+    deleted, code outside the answer cells) is in the language it is graded in."""
+    import nbformat
+
+    from coursekit import sealed
+    from coursekit.exercises.release import EXERCISES, SOLUTIONS
+    from coursekit.sealed.submission import assemble
+
+    monkeypatch.delenv(i18n.OVERRIDE, raising=False)
+    contract = sealed.Contract.from_notebook(SOLUTIONS / "leaf_nodes" / "leaf_nodes.ipynb")
+    nb = nbformat.read(EXERCISES / "leaf_nodes" / "leaf_nodes.ipynb", as_version=4)
+    answers = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution")]
+    nb.cells.remove(answers[0])
+    nb.cells.append(nbformat.v4.new_code_cell("print('mine')"))
+    grade_id = answers[0].metadata["nbgrader"]["grade_id"]
+    english = assemble(contract, nb).notes
+    with speaking("zh-CN"):
+        chinese = assemble(contract, nb).notes
+    assert f"answer cell {grade_id} is missing from the submission: graded as empty" in english
+    assert f"提交中缺少答案单元格 {grade_id}：按空答案评分" in chinese
+    assert any(
+        n.startswith("1 code cell(s) outside the answer cells were not run") for n in english
+    )
+    assert any(n.startswith("答案单元格之外的 1 个代码单元格没有运行") for n in chinese)
+    assert len(chinese) == len(english) == 2

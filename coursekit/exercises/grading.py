@@ -4,6 +4,9 @@
     grade(globals(), "leaf_nodes", ["L3"])             # hidden: fresh values, prints the report
     grade(globals(), "leaf_nodes", RULES, "cuda")      # "not run: no GPU on the grader" without one
 
+grade() shows its verdict as data too (verdict_data.py), for the grading pipeline; what it
+prints and raises is in the notebook's language, as Validate's.
+
 The engine checked is minigrad itself with the student's functions of those rules bound in
 (minigrad.seams.use) and the engine's own for every other graded function, so a cell's
 verdict depends only on the functions its rules are about. It is checked against PyTorch on
@@ -30,16 +33,17 @@ import minigrad
 from autograder.diagnoses import sentence
 from autograder.engine import unimportable_copy
 from autograder.observe import observe_scenario
-from autograder.report import NOT_RUN_NO_GPU, compared_lines, lecture_link, lecture_section
+from autograder.report import compared_lines, lecture_link, lecture_section
 from autograder.rules import statement
 from autograder.scenarios import select
+from coursekit.exercises import verdict_data
 from coursekit.exercises.assignments import BY_NAME
 from coursekit.feedback_graphs import show_graph
 from coursekit.i18n import N_, _, ngettext, speaking
 from coursekit.languages import notebook_language
 from minigrad import _warnings, seams
 
-ENGINE_NAME = "your engine"
+ENGINE_NAME = N_("your engine")  # the report says it through _()
 # Set by the grading pipeline (coursekit/classroom) so that a regrade sees the same values.
 SEED_VARIABLE = "MINIGRAD_COURSE_SEED"
 PUBLIC_SEED = 2024  # the visible checks' values: the same for every student, every run
@@ -360,7 +364,7 @@ def verdict(report, rules) -> str:
     if report.passed:
         return passed_text(rules, len(report.results))
     if report.results and all(r.status == "not run" for r in report.results):
-        return NOT_RUN_NO_GPU  # as it is: the grading pipeline recognises a CUDA cell by it
+        return verdict_data.reason_text(verdict_data.NO_GPU)
     return failure_text(report, list(rules), more=_("the full report lists them"))
 
 
@@ -427,12 +431,14 @@ def waiting_note(waiting) -> str:
 
 
 def grade(namespace: dict, assignment: str, rules, device: str = "cpu", seed=None) -> None:
-    """Print the report; raise AssertionError unless every selected scenario passed."""
+    """Show the verdict as data (verdict_data: what the grading pipeline reads), print the
+    report in the notebook's language; raise AssertionError, its text the verdict, unless
+    every selected scenario passed."""
     report = check_seams(namespace, assignment, rules, device, seed)
-    # in English whatever the notebook's language: the grading pipeline reads this output
-    # (coursekit/classroom/grading/outputs.py); feedback is written from it in the class's
-    line = verdict(report, list(rules))
-    print(report_text(report))
+    verdict_data.show(verdict_data.of_report(report))
+    with speaking(kernel_notebook_language(assignment)):
+        line = verdict(report, list(rules))
+        print(report_text(report))
     if not report.passed:
         raise AssertionError(line)
 

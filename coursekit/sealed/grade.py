@@ -9,6 +9,11 @@ process chose; they send back plain JSON observations. This process runs the sam
 on PyTorch with the same seed, compares (autograder.compare) and gives each test cell its
 points when every scenario it checks matched. Nothing the child sends is executed or
 unpickled; a malformed or missing observation is a difference, never a pass.
+
+What it writes for people (verdicts, feedback, notes) is in the language being spoken
+(coursekit.i18n.speaking: SealedExecute speaks the class's), here in the trusted process,
+from the data the sandbox returned; the sandbox's checker, without the course, speaks English
+and is never asked for words. Statuses, scenario ids, rule ids and reasons stay as they are.
 """
 
 from __future__ import annotations
@@ -25,9 +30,11 @@ from pathlib import Path
 from autograder.compare import compare_scenario
 from autograder.graph_diff import compared
 from autograder.observe import observe
-from autograder.report import NOT_RUN_NO_GPU, Report, ScenarioResult
+from autograder.report import Report, ScenarioResult
 from autograder.scenarios import REGISTRY, load_catalogue
-from coursekit.exercises.grading import judge, verdict, waiting_note
+from coursekit.exercises import verdict_data
+from coursekit.exercises.grading import ENGINE_NAME, judge, passed_text, verdict, waiting_note
+from coursekit.i18n import N_, _
 from coursekit.sealed.contract import Contract, TestCell
 from coursekit.sealed.sandbox import (
     Limits,
@@ -39,9 +46,8 @@ from coursekit.sealed.sandbox import (
 )
 from coursekit.sealed.submission import Program, assemble
 
-ENGINE_LABEL = "your engine"
-RUN_IT_TO_READ = "run the cell in your notebook to read its message"
-MAGIC_IGNORED = "IPython magic or shell lines were ignored"
+RUN_IT_TO_READ = N_("run the cell in your notebook to read its message")
+MAGIC_IGNORED = N_("IPython magic or shell lines were ignored")
 # the exceptions whose type a note names (Python's own and the engine's "not built yet"):
 # a class of the submission's own could carry any text in its name
 _PYTHON_EXCEPTIONS = frozenset(
@@ -51,10 +57,12 @@ _PYTHON_EXCEPTIONS = frozenset(
 _MISSING_MODULE = re.compile(r"No module named '([A-Za-z_][\w.]{0,60})'")
 # the most of one of the engine's texts (a value, an error message) a difference shows
 ENGINE_TEXT_LIMIT = 300
-IMPORTABLE = (
+IMPORTABLE = N_(
     "a graded notebook can import Python's standard library, NumPy and minigrad (the engine "
     "you are building), nothing else"
 )
+# a cell of the program, named as a note says it
+CELL_NAMED = {"answer": N_("answer cell {cell}"), "given": N_("given cell {cell}")}
 
 
 @dataclass
@@ -71,6 +79,7 @@ class CellScore:
     diagnoses: list[dict] = field(default_factory=list)
     # PyTorch's graph beside the engine's, for its first failure that involves one
     graph: dict | None = None
+    reason: str = ""  # why "not run": a key of verdict_data.REASONS
 
     def verdict_json(self) -> dict:
         """What the class pipeline stores of this cell (the feedback text stays in outputs)."""
@@ -118,20 +127,27 @@ def grade_notebook(
     result = SealedResult(contract.name, seed, {}, layers=dict(layers()))
     degraded = missing_layers()
     if degraded:
-        result.notes.append("SEALED RUN DEGRADED, layers missing: " + "; ".join(degraded))
+        result.notes.append(
+            _("SEALED RUN DEGRADED, layers missing: {layers}").format(layers="; ".join(degraded))
+        )
     if isinstance(submission, dict):
         notebook, problem = _checked(submission)
     else:
         path = Path(submission)
         if path.stem != contract.name:
             result.notes.append(
-                f"notebook submitted as {path.name!r}, graded as {contract.name}.ipynb"
+                _("notebook submitted as {submitted}, graded as {graded}").format(
+                    submitted=repr(path.name), graded=f"{contract.name}.ipynb"
+                )
             )
         notebook, problem = _read_notebook(path)
     if notebook is None:
-        result.notes.append(f"the submission could not be read: {problem}")
+        result.notes.append(
+            _("the submission could not be read: {problem}").format(problem=problem)
+        )
         for test in contract.tests:
-            result.cells[test.grade_id] = _zero(test, "failed", f"NOT PASSED: {problem}")
+            text = _("NOT PASSED: {problem}").format(problem=problem)
+            result.cells[test.grade_id] = _zero(test, "failed", text)
         return result
     program = assemble(contract, notebook)
     result.notes.extend(program.notes)
@@ -142,7 +158,8 @@ def grade_notebook(
             continue
         if device == "cuda" and not gpu:
             for test in tests:
-                result.cells[test.grade_id] = _zero(test, "not run", NOT_RUN_NO_GPU)
+                text = verdict_data.reason_text(verdict_data.NO_GPU)
+                result.cells[test.grade_id] = _zero(test, "not run", text, verdict_data.NO_GPU)
             continue
         _grade_device(tests, program, device, seed, limits or Limits(), result)
     return result
@@ -190,7 +207,7 @@ def _grade_device(tests, program: Program, device: str, seed: int, limits, resul
                 engine = observed.get((key, sid))
                 diffs = _differences(reference["scenarios"][sid], engine, device)
                 missing = why[key] and (key, sid) not in observed
-                note = f"not observed ({why[key]})" if missing else ""
+                note = _("not observed ({why})").format(why=why[key]) if missing else ""
                 wait = waits.get(key[0], {}).get(sid) if key else None
                 if wait and _waits_as_expected(reference["scenarios"][sid], engine, diffs, wait):
                     scenario_results.append(_waiting_result(sid, wait))
@@ -198,7 +215,7 @@ def _grade_device(tests, program: Program, device: str, seed: int, limits, resul
                     scored = _scenario_result(sid, diffs, note)
                     scored.graph = compared(reference["scenarios"][sid], engine, diffs)
                     scenario_results.append(scored)
-        report = Report(ENGINE_LABEL, device, seed, _torch_version(), scenario_results,
+        report = Report(ENGINE_NAME, device, seed, _torch_version(), scenario_results,
                         notes=cell_notes + notes)  # fmt: skip
         rules = sorted({r for c in test.checks for r in (c.rules or ())})
         # as Validate judges it, and never for scenarios that all wait: points for nothing
@@ -304,7 +321,7 @@ def _waiting_result(sid: str, wait: dict) -> ScenarioResult:
     return ScenarioResult(
         id=sid, rules=sc.rules, topic=sc.topic, lecture=sc.lecture, weight=sc.weight,
         status="waiting", waiting_for=part,
-        note=f"matched PyTorch up to where it needs {part}, a later assignment",
+        note=_("matched PyTorch up to where it needs {part}, a later assignment").format(part=part),
     )  # fmt: skip
 
 
@@ -313,14 +330,18 @@ def _feedback(report: Report, rules, passed: bool) -> str:
         return str(report)
     if report.passed:
         return report.summary()
-    first = f"{_passed_verdict(report, rules)}; {report.device}, seed {report.seed}"
+    first = _("{verdict}; {device}, seed {seed}").format(
+        verdict=_passed_verdict(report, rules), device=report.device, seed=report.seed
+    )
     return f"{first}\n{waiting_note(report.waiting)}"
 
 
 def _passed_verdict(report: Report, rules) -> str:
-    line = f"PASSED: rule {', '.join(rules)} ({len(report.results)} scenarios)"
+    line = passed_text(rules, len(report.results))
     if report.waiting:
-        line += f"; {len(report.waiting)} of them up to where they need a later assignment"
+        line += _("; {count} of them up to where they need a later assignment").format(
+            count=len(report.waiting)
+        )
     return line
 
 
@@ -349,9 +370,13 @@ def _read_outcome(outcome: Outcome, ids) -> tuple[list, dict, list[str]]:
     reference answers it could quote)."""
     notes = []
     if outcome.problem:
-        notes.append(f"sealed run: {outcome.problem}")
+        notes.append(_("sealed run: {problem}").format(problem=outcome.problem))
     if outcome.malformed:
-        notes.append(f"{outcome.malformed} line(s) on the result pipe were not JSON objects")
+        notes.append(
+            _("{count} line(s) on the result pipe were not JSON objects").format(
+                count=outcome.malformed
+            )
+        )
     cell_reports = []
     observed: dict[str, dict] = {}
     repeated = set()
@@ -366,7 +391,9 @@ def _read_outcome(outcome: Outcome, ids) -> tuple[list, dict, list[str]]:
     for sid in repeated:  # someone else wrote to the pipe: trust neither answer
         observed[sid] = None
     if repeated:
-        notes.append(f"scenario results were sent twice (not trusted): {sorted(repeated)}")
+        notes.append(
+            _("scenario results were sent twice (not trusted): {ids}").format(ids=sorted(repeated))
+        )
     return cell_reports, observed, notes
 
 
@@ -382,11 +409,12 @@ def _cell_notes(reports: list, program: Program) -> list[str]:
         cell = report.get("id")
         if kinds.get(cell) is None or report.get("kind") != kinds[cell]:
             continue  # not a cell of this program: nothing the child made up is shown
+        named = _(CELL_NAMED[kinds[cell]]).format(cell=cell)
         if report.get("note"):
-            notes.append(f"{kinds[cell]} cell {cell}: {MAGIC_IGNORED}")
+            notes.append(f"{named}: {_(MAGIC_IGNORED)}")
         if report.get("status") == "ok" or cell in program.missing:
             continue
-        notes.append(f"{kinds[cell]} cell {cell} {_error_text(report)}")
+        notes.append(f"{named} {_error_text(report)}")
     return notes
 
 
@@ -394,18 +422,17 @@ def _error_text(report: dict) -> str:
     """'raised NameError (...)', 'ran longer than its time limit', or ModuleNotFoundError with
     the module named when it is one the grader knows (torch, IPython...)."""
     if report.get("status") == "timeout":
-        return "ran longer than its time limit"
+        return _("ran longer than its time limit")
     error = report.get("error") if isinstance(report.get("error"), dict) else {}
     kind = error.get("type")
     if kind not in _PYTHON_EXCEPTIONS:
-        return f"raised an exception of a class of its own ({RUN_IT_TO_READ})"
+        return _("raised an exception of a class of its own ({why})").format(why=_(RUN_IT_TO_READ))
     if kind == "ModuleNotFoundError":
         named = _MISSING_MODULE.fullmatch(str(error.get("message", "")))
         known = named and _installed_here(named[1].split(".")[0])
-        return (
-            "raised ModuleNotFoundError" + (f": {named[0]}" if known else "") + (f" ({IMPORTABLE})")
-        )
-    return f"raised {kind} ({RUN_IT_TO_READ})"
+        error = "ModuleNotFoundError" + (f": {named[0]}" if known else "")
+        return _("raised {error} ({why})").format(error=error, why=_(IMPORTABLE))
+    return _("raised {error} ({why})").format(error=kind, why=_(RUN_IT_TO_READ))
 
 
 def _installed_here(name: str) -> bool:
@@ -463,9 +490,11 @@ def _scenario_result(sid: str, diffs: list[dict], note: str) -> ScenarioResult:
     )  # fmt: skip
 
 
-def _zero(test: TestCell, status: str, verdict: str) -> CellScore:
+def _zero(test: TestCell, status: str, verdict: str, reason: str = "") -> CellScore:
     ids = [sid for check in test.checks for sid in check.scenario_ids()]
-    return CellScore(test.grade_id, 0.0, test.points, status, verdict, verdict, ids, ids)
+    return CellScore(
+        test.grade_id, 0.0, test.points, status, verdict, verdict, ids, ids, reason=reason
+    )
 
 
 @lru_cache(maxsize=8)

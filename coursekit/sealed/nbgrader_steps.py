@@ -14,6 +14,10 @@ Two ways to use it, both through nbgrader's own machinery:
 2. After a plain autograde (the in-kernel verdict is then replaced, but the student's code
    did run with the grader's rights in nbgrader's kernel, so threats 4-6 are NOT defended):
    write_scores(gradebook, assignment, student, result) and seal_outputs(notebook, result).
+
+What the student reads (the verdicts, the feedback under each test cell, the notes) is in the
+class's language (its course_language file, as its feedback pages); what the pipeline reads
+(record_verdicts) is data that no language changes.
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ from traitlets import Float, Integer
 
 from autograder.scenarios import REGISTRY, load_catalogue
 from coursekit.feedback_graphs import graph_outputs
+from coursekit.i18n import _, speaking
+from coursekit.languages import course_language
 from coursekit.routes import feedback_link
 from coursekit.sealed.contract import CHECK_KEY, Contract
 from coursekit.sealed.grade import SealedResult, grade_notebook
@@ -62,13 +68,16 @@ class SealedExecute(NbGraderPreprocessor):
         cpu_s = max(Limits.cpu_s, math.ceil(self.wall_s))
         limits = Limits(wall_s=self.wall_s, cpu_s=cpu_s, cell_s=self.cell_s,
                         scenario_s=self.scenario_s)  # fmt: skip
-        result = grade_notebook(contract, nbformat.from_dict(nb), seed=seed, limits=limits)
+        coursedir = CourseDirectory(config=self.config)
+        with speaking(course_language(coursedir.root)):
+            result = grade_notebook(contract, nbformat.from_dict(nb), seed=seed, limits=limits)
+            nb = seal_outputs(nb, result)
         self.log.info("sealed run of %s: %g/%g points", info["notebook"], result.score,
                       result.max_score)  # fmt: skip
         for note in result.notes:
             self.log.warning("sealed run of %s: %s", info["notebook"], note.splitlines()[0])
         resources["nbgrader"]["sealed_result"] = result.to_json()
-        return record_verdicts(seal_outputs(nb, result), result), resources
+        return record_verdicts(nb, result), resources
 
     def _source_notebook(self, assignment: str, notebook: str) -> Path:
         coursedir = CourseDirectory(config=self.config)
@@ -95,7 +104,8 @@ def seal_outputs(nb, result: SealedResult):
             continue
         if grade_id in result.cells:
             score = result.cells[grade_id]
-            notes = [f"NOTE: {n}\n" for n in result.notes if n not in score.feedback]
+            notes = [_("NOTE: {note}").format(note=n) + "\n" for n in result.notes
+                     if n not in score.feedback]  # fmt: skip
             text = "".join(notes) + score.feedback + "\n"
             cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=text)]
             if score.status != "passed":
@@ -107,6 +117,7 @@ def seal_outputs(nb, result: SealedResult):
                         traceback=[f"{FAILED_ENAME}: {score.verdict}"],
                     )
                 )
+            if score.status == "failed":  # a cell not run has nothing to reread
                 cell.outputs.extend(_section_links(score.failed))
                 cell.outputs.extend(graph_outputs(score.graph))
         elif grade_id in result.answer_errors:
@@ -126,7 +137,8 @@ def _section_links(failed: list[str]) -> list:
     shown = ", ".join(f'<a href="{html.escape(href)}">{html.escape(title)}</a>'
                       for title, href in links)  # fmt: skip
     plain = ", ".join(f"{title} ({href})" for title, href in links)
-    data = {"text/html": f"<p>Reread: {shown}</p>", "text/plain": f"Reread: {plain}"}
+    reread = html.escape(_("Reread: "))
+    data = {"text/html": f"<p>{reread}{shown}</p>", "text/plain": _("Reread: ") + plain}
     return [nbformat.v4.new_output("display_data", data=data)]
 
 

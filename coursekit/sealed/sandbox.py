@@ -48,6 +48,7 @@ from multiprocessing.util import Finalize
 from pathlib import Path
 
 import autograder
+from coursekit.i18n import _
 from coursekit.sealed.isolation import (
     BOX,
     ENGINE,
@@ -493,7 +494,7 @@ class Sandbox:
             if remaining <= 0:
                 timed_out = True
                 break
-            for key, _ in selector.select(timeout=min(remaining, 1.0)):
+            for key, _events in selector.select(timeout=min(remaining, 1.0)):
                 data = os.read(key.fd, 1 << 16)
                 if not data:
                     selector.unregister(key.fileobj)
@@ -538,11 +539,17 @@ class Sandbox:
         group_timeout = next((m[TIMED_OUT] for m in messages if TIMED_OUT in m), None)
         if timed_out or group_timeout is not None:
             limit = wall_s if timed_out else self.limits.wall_s
-            outcome.problem = f"stopped after the wall-clock limit of {limit:g} s"
+            outcome.problem = _("stopped after the wall-clock limit of {limit} s").format(
+                limit=f"{limit:g}"
+            )
         elif overflow:
-            outcome.problem = f"the result pipe carried more than {self.limits.result_bytes} bytes"
+            outcome.problem = _("the result pipe carried more than {count} bytes").format(
+                count=self.limits.result_bytes
+            )
         elif not any(m.get("done") for m in messages):
-            outcome.problem = f"the process ended before it finished ({_status_text(status)})"
+            outcome.problem = _("the process ended before it finished ({status})").format(
+                status=_status_text(status)
+            )
         return outcome
 
 
@@ -576,12 +583,13 @@ def _fallback_env() -> dict[str, str]:
 
 def _status_text(status: int | None) -> str:
     if status is None:
-        return "still running"
+        return _("still running")
     signum = -status if status < 0 else status - 128  # bwrap reports a signal as 128 + N
     try:
         name = signal.Signals(signum).name if signum > 0 else ""
     except ValueError:
         name = ""
     if status < 0:
-        return f"killed by {name or f'signal {signum}'}"
-    return f"exit status {status}" + (f", killed by {name}" if name else "")
+        return _("killed by {signal}").format(signal=name or f"signal {signum}")
+    text = _("exit status {status}").format(status=status)
+    return text + (_(", killed by {signal}").format(signal=name) if name else "")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from coursekit.i18n import _
 from coursekit.sealed.contract import Contract
 
 
@@ -60,7 +61,7 @@ def assemble(contract: Contract, notebook: dict) -> Program:
         program.cells.append({"id": slot.grade_id, "kind": "answer", "source": _source(cell)})
     if order != sorted(order):
         program.notes.append(
-            "answer cells were reordered in the submission; they ran in the assignment's order"
+            _("answer cells were reordered in the submission; they ran in the assignment's order")
         )
     given = {s.source.strip() for s in contract.slots if s.kind == "given"}
     extra = [
@@ -73,33 +74,34 @@ def assemble(contract: Contract, notebook: dict) -> Program:
         and _source(c).strip() not in given
     ]
     if extra:
-        program.notes.append(
-            f"{len(extra)} code cell(s) outside the answer cells were not run: only the "
-            'answer cells ("YOUR CODE HERE") of a submission are graded'
+        said = _(
+            "{count} code cell(s) outside the answer cells were not run: only the answer cells "
+            '("YOUR CODE HERE") of a submission are graded'
         )
+        program.notes.append(said.format(count=len(extra)))
     return program
 
 
 def _choose(grade_id: str, found: list, notes: list[str]):
     """(position, cell) of the student's answer for grade_id, or None; notes say why."""
     if not found:
-        notes.append(f"answer cell {grade_id} is missing from the submission: graded as empty")
+        said = _("answer cell {cell} is missing from the submission: graded as empty")
+        notes.append(said.format(cell=grade_id))
         return None
     # a copy that kept its metadata over one known by its cell id only (the class pipeline's
     # repair takes the metadata off every copy but the one it grades)
     found = [f for f in found if f[2] == "metadata"] or found
     code = [(pos, cell, how) for pos, cell, how in found if cell.get("cell_type") == "code"]
     if len(found) > 1:  # the last, as running the notebook top to bottom defines it last
-        notes.append(
-            f"answer cell {grade_id} appears {len(found)} times: the last code copy is graded"
-        )
+        said = _("answer cell {cell} appears {count} times: the last code copy is graded")
+        notes.append(said.format(cell=grade_id, count=len(found)))
     if not code:
         kind = found[-1][1].get("cell_type")
-        notes.append(f"answer cell {grade_id} was changed into a {kind} cell: graded as empty")
+        said = _("answer cell {cell} was changed into a {kind} cell: graded as empty")
+        notes.append(said.format(cell=grade_id, kind=kind))
         return None
     position, cell, how = code[-1]
     if how == "cell id":
-        notes.append(
-            f"answer cell {grade_id} had lost its nbgrader metadata: matched by its cell id"
-        )
+        said = _("answer cell {cell} had lost its nbgrader metadata: matched by its cell id")
+        notes.append(said.format(cell=grade_id))
     return position, cell

@@ -47,11 +47,12 @@ from pathlib import Path, PurePosixPath
 
 from coursekit.classroom.grading import cluster_keys, cluster_reply
 from coursekit.classroom.grading.grade_one import Job
-from coursekit.classroom.grading.outputs import NOT_RUN_NO_GPU
 from coursekit.classroom.grading.time_limits import SealedTimes
+from coursekit.exercises import verdict_data
+from coursekit.i18n import speaking
+from coursekit.languages import course_language
 
 GPU = "GPU"  # the Dask resource a GPU worker declares: dask worker ... --resources GPU=1
-NO_GPU_WORKER = "not run: no GPU worker"
 RETRIES = 1  # an exception inside the task (a worker that died is rescheduled apart from this)
 CONNECT_S = 30
 # GPU jobs wait this long for a GPU worker to (re)connect, then go to the other workers (their
@@ -485,8 +486,10 @@ def _unpack(job: Job, reply, logs: Path, gpu_missing: bool, trust: _Trust):
         result["notes"].append(INSECURE_NOTE)
     if gpu_missing:  # the worker said it has no GPU: the cluster has none
         for cell in result["cells"]:
-            if cell["message"] == NOT_RUN_NO_GPU:
-                cell["message"] = NO_GPU_WORKER
+            if cell["reason"] == verdict_data.NO_GPU:
+                cell["reason"] = verdict_data.NO_GPU_WORKER
+                with speaking(course_language(job.course_root)):
+                    cell["message"] = verdict_data.reason_text(verdict_data.NO_GPU_WORKER)
     return result, ""
 
 

@@ -56,6 +56,7 @@ class Cell(_Strict):
     needs_manual_grade: bool
     status: str
     message: str
+    reason: str = ""  # why "not run" (verdict_data.REASONS); absent from an older worker's
     diagnoses: list[Diagnosis] = []
 
 

@@ -6,7 +6,9 @@ gradebook writer, feedback, reports) reads the result, a plain JSON-able dict:
     {"student", "assignment", "seed", "status": "graded" | "graded with problems" | "not graded",
      "notes": [sentences], "timestamp": ISO text or None, "autograded_dir": str or None,
      "cells": [{"notebook", "cell", "score", "max_score", "needs_manual_grade", "status",
-                "message", "diagnoses": [the likely mistakes, autograder/diagnoses.py]}],
+                "message" (in the class's language), "reason" (why "not run", as a key of
+                coursekit/exercises/verdict_data.py: REASONS; "" otherwise),
+                "diagnoses": [the likely mistakes, autograder/diagnoses.py]}],
      "comments": [{"notebook", "cell", "auto_comment"}],
      "notebooks": [{"notebook", "late_penalty"}],
      "scenarios": [{"cell", "id", "passed"}], "seeds_seen": [int], "duration_s"}
@@ -44,6 +46,8 @@ from coursekit.classroom.grading.outputs import (
 )
 from coursekit.classroom.grading.repair import repair_submission
 from coursekit.classroom.grading.time_limits import SealedTimes
+from coursekit.i18n import _, speaking
+from coursekit.languages import course_language
 from coursekit.sealed.sandbox import STAGE_ENV
 
 SEED_ENV = "MINIGRAD_COURSE_SEED"  # the hidden tests' grade() draws its values from this seed
@@ -76,11 +80,12 @@ def grade_submission(job: Job) -> dict:
     course = Course.at(job.course_root)
     work = Path(job.work_dir)
     shutil.rmtree(work, ignore_errors=True)
-    repair = repair_submission(
-        course.submission_dir(job.student, job.assignment),
-        work / "submitted" / job.student / job.assignment,
-        course.released_notebooks(job.assignment),
-    )
+    with speaking(course_language(course.root)):  # its notes, as the class's pages
+        repair = repair_submission(
+            course.submission_dir(job.student, job.assignment),
+            work / "submitted" / job.student / job.assignment,
+            course.released_notebooks(job.assignment),
+        )
     private = _private_gradebook(work)
     db_url = f"sqlite:///{private}"
     shutil.copy(job.template_db, private)
@@ -102,9 +107,10 @@ def grade_submission(job: Job) -> dict:
     # Verdicts as data exist only where the sealed run wrote them; in a course graded in
     # nbgrader's kernel, metadata of that name can only be the submission's own.
     sealed = _is_sealed(course)
-    notes += incidents(graded) + (sealed_notes(graded) if sealed else [])
     facts = read_cells(graded, sealed)
-    result = _read_private_gradebook(db_url, course.course_id, job, facts, notes)
+    with speaking(course_language(course.root)):  # what people read, as the class's pages
+        notes += incidents(graded) + (sealed_notes(graded) if sealed else [])
+        result = _read_private_gradebook(db_url, course.course_id, job, facts, notes)
     result.update(
         notes=notes,
         status=_status(repair.notebooks, notes),
@@ -206,6 +212,9 @@ def _read_private_gradebook(db_url: str, course_id: str, job: Job, facts: dict, 
                         "max_score": float(grade.max_score),
                         "status": status,
                         "message": message,
+                        "reason": (cell_facts or {}).get("reason", "")
+                        if status == "not run"
+                        else "",
                         "needs_manual_grade": bool(grade.needs_manual_grade),
                         "diagnoses": (cell_facts or {}).get("diagnoses", []),
                     }
@@ -239,7 +248,7 @@ def _notebook_note(notebook: str, notes: list[str]) -> str:
     found = [note.removeprefix(prefix) for note in notes if note.startswith(prefix)]
     if found:
         return found[0]
-    return notes[-1] if notes else "notebook not graded"
+    return notes[-1] if notes else _("notebook not graded")
 
 
 class _Blank:

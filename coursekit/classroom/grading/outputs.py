@@ -1,10 +1,13 @@
 """What an autograded notebook says, cell by cell: status, the failure message, scenarios.
 
-nbgrader's gradebook holds the points. Why: a sealed run (coursekit.sealed) leaves its verdicts
-as data in the autograded notebook's metadata, read as they are. nbgrader's in-kernel run (a
-course that is not sealed) leaves only outputs: its hidden test cells call
-coursekit.exercises.grading.grade(...), which prints a report naming each failed scenario
-(`[leaf.op_result_not_leaf] failed ...`) and the seed it used, read back here.
+nbgrader's gradebook holds the points. Why, as data: a sealed run (coursekit.sealed) leaves its
+verdicts in the autograded notebook's metadata; nbgrader's in-kernel run (a course that is not
+sealed) leaves outputs, among them the hidden test's verdict data (grade() shows it:
+coursekit/exercises/verdict_data.py). Either is read as it is, never the words around it,
+which are in the class's language.
+
+A notebook autograded before grade() showed its verdict as data has only its printed report,
+which was always in English: read by _printed_facts, the one place that still reads text.
 """
 
 from __future__ import annotations
@@ -14,18 +17,24 @@ from pathlib import Path
 
 import nbformat
 
+from autograder.report import NOT_RUN_NO_GPU
+from coursekit.exercises import verdict_data
+from coursekit.i18n import N_, _
 from coursekit.sealed.contract import CHECK_KEY
 from coursekit.sealed.nbgrader_steps import VERDICT_KEY
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
-FAILED_SCENARIO = re.compile(r"^\[([\w.]+)\] (?:failed|not run)", re.M)
 ARROW = re.compile(r"^-+> *\d+ ?")  # IPython marks the failing line: "---> 4 assert ..."
-SEED = re.compile(r"seed (\d+): score")
-NOT_RUN_NO_GPU = "not run: no GPU on the grader"
+# what grade() printed before it showed its verdict as data (always in English)
+PRINTED_FAILED_SCENARIO = re.compile(r"^\[([\w.]+)\] (?:failed|not run)", re.M)
+PRINTED_SEED = re.compile(r"seed (\d+): score")
+NOT_FOUND = N_("cell not found in the graded notebook")
+DID_NOT_RUN = N_("the cell did not run")
+NO_RESULT = N_("no points (the cell printed to stderr or gave no result)")
 
 
 def read_cells(folder: Path, sealed: bool = True) -> dict[tuple[str, str], dict]:
-    """(notebook, grade_id) -> {text, error, ran, scenarios, failed, seeds} for each graded
+    """(notebook, grade_id) -> {error, ran, scenarios, failed, seeds, reason} for each graded
     cell found: in a sealed course from the sealed run's verdict (data) where it graded the
     cell, otherwise (nbgrader's in-kernel verdict) from the cell's outputs."""
     found = {}
@@ -38,7 +47,7 @@ def read_cells(folder: Path, sealed: bool = True) -> dict[tuple[str, str], dict]
                 continue
             verdict = cell.metadata.get(CHECK_KEY, {}).get(VERDICT_KEY) if run else None
             if verdict is not None:
-                found[(path.stem, grade_id)] = _sealed_facts(cell, verdict, run["seed"])
+                found[(path.stem, grade_id)] = _sealed_facts(verdict, run["seed"])
             else:
                 found[(path.stem, grade_id)] = _cell_facts(cell)
     return found
@@ -66,22 +75,25 @@ def _printed(cell) -> str:
     )
 
 
-def _sealed_facts(cell, verdict: dict, seed: int) -> dict:
-    text = _printed(cell)
+def _sealed_facts(verdict: dict, seed: int) -> dict:
+    status = verdict["status"]
+    # a verdict recorded before reasons were: its only "not run" was a GPU-less grader's
+    reason = verdict.get("reason", verdict_data.NO_GPU if status == "not run" else "")
     return {
-        "text": text,
         # its first line: the rules that failed (the rest differs from seed to seed)
-        "error": "" if verdict["status"] == "passed" else verdict["verdict"].splitlines()[0],
+        "error": "" if status == "passed" else verdict["verdict"].splitlines()[0],
         "ran": True,
         "scenarios": list(verdict["scenarios"]),
         "failed": list(verdict["failed"]),
         "seeds": [seed],
+        "reason": reason if status == "not run" else "",
         "diagnoses": list(verdict.get("diagnoses", [])),
     }
 
 
 def incidents(folder: Path) -> list[str]:
-    """One sentence per cell whose kernel died or that ran past the cell time limit."""
+    """One sentence per cell whose kernel died or that ran past the cell time limit, in the
+    current language."""
     from coursekit.classroom.grading.execute import KERNEL_DIED
 
     found = []
@@ -92,12 +104,14 @@ def incidents(folder: Path) -> list[str]:
                 if out.output_type != "error":
                     continue
                 if out.ename == KERNEL_DIED:
-                    found.append(
-                        f"{path.name}: the kernel died in cell '{name}'; the cells after it "
-                        "were graded in a new kernel"
+                    said = _(
+                        "the kernel died in cell '{cell}'; the cells after it were graded in "
+                        "a new kernel"
                     )
+                    found.append(f"{path.name}: " + said.format(cell=name))
                 elif out.ename == "CellTimeoutError":
-                    found.append(f"{path.name}: cell '{name}' ran past the cell time limit")
+                    said = _("cell '{cell}' ran past the cell time limit")
+                    found.append(f"{path.name}: " + said.format(cell=name))
     return found
 
 
@@ -113,13 +127,25 @@ def _cell_facts(cell) -> dict:
             failing = [ARROW.sub("", line).strip() for line in lines if ARROW.match(line)]
             if failing:
                 error += f" at `{failing[-1]}`"
-    return {
-        "text": text,
+    facts = {
         "error": error,
         "ran": bool(cell.outputs) or cell.get("execution_count") is not None,
         "scenarios": planned_scenarios(cell),
-        "failed": sorted(set(FAILED_SCENARIO.findall(text))),
-        "seeds": sorted({int(s) for s in SEED.findall(text)}),
+    }
+    data = verdict_data.read(cell.outputs)
+    if data is None:
+        return {**facts, **_printed_facts(text, error)}
+    return {**facts, "failed": data["failed"], "seeds": [data["seed"]], "reason": data["reason"]}
+
+
+def _printed_facts(text: str, error: str) -> dict:
+    """The failed scenarios, seeds and "not run" reason of a cell autograded before grade()
+    showed its verdict as data, from the English report it printed then."""
+    no_gpu = NOT_RUN_NO_GPU in text or NOT_RUN_NO_GPU in error
+    return {
+        "failed": sorted(set(PRINTED_FAILED_SCENARIO.findall(text))),
+        "seeds": sorted({int(s) for s in PRINTED_SEED.findall(text)}),
+        "reason": verdict_data.NO_GPU if no_gpu else "",
     }
 
 
@@ -135,15 +161,16 @@ def planned_scenarios(cell) -> list[str]:
 
 
 def status_and_message(score: float, max_score: float, facts: dict | None) -> tuple[str, str]:
-    """('passed'|'failed'|'not run'|'missing', one line a person can act on)."""
+    """('passed'|'failed'|'not run'|'missing', one line a person can act on, in the current
+    language)."""
     if facts is None:
-        return "missing", "cell not found in the graded notebook"
+        return "missing", _(NOT_FOUND)
     if max_score and score >= max_score:
         return "passed", ""
-    if NOT_RUN_NO_GPU in facts["text"] or NOT_RUN_NO_GPU in facts["error"]:
-        return "not run", NOT_RUN_NO_GPU
+    if facts.get("reason"):
+        return "not run", verdict_data.reason_text(facts["reason"])
     if facts["error"]:
         return "failed", facts["error"]
     if not facts["ran"]:
-        return "not run", "the cell did not run"
-    return "failed", "no points (the cell printed to stderr or gave no result)"
+        return "not run", _(DID_NOT_RUN)
+    return "failed", _(NO_RESULT)

@@ -4,7 +4,8 @@ nbgrader grades a notebook by the nbgrader metadata of its cells. Students break
 ways nbgrader either stops on (invalid JSON, stripped metadata, a renamed file) or handles
 silently (a retyped cell, a duplicated one). This module works on a copy of the submission
 (the collected files are never written) and returns one plain sentence per problem, for the
-instructor's report and the student's feedback:
+instructor's report and the student's feedback, in the language spoken (grade_one speaks the
+class's):
 
 - unreadable notebooks are left out (nbgrader scores a missing notebook 0);
 - a renamed notebook is graded under its released name when the evidence is unambiguous;
@@ -31,6 +32,7 @@ from pathlib import Path
 import nbformat
 
 from coursekit.classroom.intake.file_limits import Unsafe, open_regular
+from coursekit.i18n import N_, _
 
 # Content types a browser runs script in, as the Formgrader's file handler (tornado, by
 # mimetypes) would send them.
@@ -44,7 +46,9 @@ ACTIVE_TYPES = {
     "text/javascript",
     "application/javascript",
 }
-ACTIVE_NOTE = "a page a browser would run; kept as handed in, left out of what is graded and shown"
+ACTIVE_NOTE = N_(
+    "a page a browser would run; kept as handed in, left out of what is graded and shown"
+)
 
 
 @dataclass
@@ -59,25 +63,27 @@ def repair_submission(src: Path, dest: Path, released: dict[str, Path]) -> Repai
     dest.mkdir(parents=True, exist_ok=True)
     readable: dict[str, nbformat.NotebookNode] = {}
     if src.is_symlink():  # submitted/ is read as collect wrote it: regular files only
-        report.notes.append("the submission is a symbolic link, not a folder; nothing graded")
+        report.notes.append(_("the submission is a symbolic link, not a folder; nothing graded"))
     entries = sorted(src.iterdir()) if src.is_dir() and not src.is_symlink() else []
     for path in entries:
         if mimetypes.guess_type(path.name)[0] in ACTIVE_TYPES:
-            report.notes.append(f"{path.name}: {ACTIVE_NOTE}")
+            report.notes.append(f"{path.name}: {_(ACTIVE_NOTE)}")
             continue
         try:
             with open_regular(path, shown="it") as handle:
                 data = handle.read()
         except Unsafe as why:
             if not path.is_dir() or path.is_symlink():
-                report.notes.append(f"{path.name}: {why}; only regular files are graded")
+                said = _("{why}; only regular files are graded").format(why=why)
+                report.notes.append(f"{path.name}: {said}")
             continue
         if path.suffix != ".ipynb":
             (dest / path.name).write_bytes(data)
             continue
         nb, problem = _read(data)
         if problem:
-            report.notes.append(f"{path.name}: {problem}; it cannot be graded (0 points)")
+            said = _("{problem}; it cannot be graded (0 points)").format(problem=problem)
+            report.notes.append(f"{path.name}: {said}")
         else:
             readable[path.stem] = nb
 
@@ -91,7 +97,7 @@ def repair_submission(src: Path, dest: Path, released: dict[str, Path]) -> Repai
         report.notebooks.append(name)
     for name in sorted(set(released) - set(names)):
         if not any(note.startswith(f"{name}.ipynb:") for note in report.notes):
-            report.notes.append(f"{name}.ipynb: not submitted (0 points)")
+            report.notes.append(f"{name}.ipynb: " + _("not submitted (0 points)"))
     return report
 
 
@@ -100,13 +106,15 @@ def _read(data: bytes):
     try:
         json.loads(text)
     except json.JSONDecodeError as error:
-        return None, f"not a valid notebook (invalid JSON: {error.msg} at line {error.lineno})"
+        said = _("not a valid notebook (invalid JSON: {error} at line {line})")
+        return None, said.format(error=error.msg, line=error.lineno)
     try:
         with warnings.catch_warnings():  # duplicated cell ids: reported in our own words
             warnings.simplefilter("ignore")
             return nbformat.reads(text, as_version=4), ""
     except Exception as error:  # nbformat raises many kinds for a structurally wrong file
-        return None, f"not a notebook nbformat can read ({type(error).__name__}: {error})"
+        said = _("not a notebook nbformat can read ({error})")
+        return None, said.format(error=f"{type(error).__name__}: {error}")
 
 
 def _match_names(readable, released, notes) -> dict[str, str]:
@@ -121,12 +129,17 @@ def _match_names(readable, released, notes) -> dict[str, str]:
         if len(owners) == 1:
             names[name] = owners[0]
             extra.remove(owners[0])
-            notes.append(f"{name}.ipynb: handed in as '{owners[0]}.ipynb'; graded as {name}.ipynb")
+            said = _("handed in as {submitted}; graded as {graded}")
+            notes.append(
+                f"{name}.ipynb: "
+                + said.format(submitted=f"'{owners[0]}.ipynb'", graded=f"{name}.ipynb")
+            )
         elif owners:
             listed = ", ".join(f"'{o}.ipynb'" for o in owners)
-            notes.append(f"{name}.ipynb: missing, and {listed} could each be it (not guessed)")
+            said = _("missing, and {notebooks} could each be it (not guessed)")
+            notes.append(f"{name}.ipynb: " + said.format(notebooks=listed))
     for other in extra:
-        notes.append(f"{other}.ipynb: not part of the assignment; ignored")
+        notes.append(f"{other}.ipynb: " + _("not part of the assignment; ignored"))
     return names
 
 
@@ -154,31 +167,31 @@ def _repair_cells(nb, reference) -> list[str]:
             counts[_graded_id(cell)] = counts.get(_graded_id(cell), 0) + 1
     for grade_id, n in counts.items():
         if n > 1:
-            problems.append(f"cell '{grade_id}' appears {n} times (the last copy is graded)")
+            said = _("cell '{cell}' appears {count} times (the last copy is graded)")
+            problems.append(said.format(cell=grade_id, count=n))
             _demote_all_but_last(nb, grade_id)
 
     restored = _restore_metadata(nb, wanted, counts)
     if restored:
-        problems.append(
-            f"nbgrader metadata missing on {len(restored)} cells; restored from the released "
-            "notebook"
-        )
+        said = _("nbgrader metadata missing on {count} cells; restored from the released notebook")
+        problems.append(said.format(count=len(restored)))
     present = {_graded_id(c) for c in nb.cells}
     deleted = [c for c in wanted if _graded_id(c) not in present]
     for cell in deleted:
         _insert_after_predecessor(nb, copy.deepcopy(cell), wanted)
     if deleted:
         listed = ", ".join(f"'{_graded_id(c)}'" for c in deleted)
-        problems.append(f"deleted cells {listed} put back from the released notebook")
+        said = _("deleted cells {cells} put back from the released notebook")
+        problems.append(said.format(cells=listed))
     for cell in nb.cells:
         original = by_id.get(_graded_id(cell))
         if original is not None and cell.cell_type != original.cell_type:
+            said = _("cell '{cell}' changed from {was} to {now} (graded as {was})")
             problems.append(
-                f"cell '{_graded_id(cell)}' changed from {original.cell_type} to "
-                f"{cell.cell_type} (graded as {original.cell_type})"
+                said.format(cell=_graded_id(cell), was=original.cell_type, now=cell.cell_type)
             )
     if not nb.metadata.get("kernelspec"):
-        problems.append("notebook metadata stripped (the course's kernel is used)")
+        problems.append(_("notebook metadata stripped (the course's kernel is used)"))
     return problems
 
 

@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from jinja2 import DictLoader, Environment
 from markupsafe import Markup
 from nbgrader.converters import GenerateFeedback
+from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets.config import Config
 
 from coursekit.classroom.course import check_result
@@ -33,6 +34,7 @@ from coursekit.classroom.results.display_budget import PAGE_BYTES, PAGE_SECONDS,
 from coursekit.classroom.results.page_style import slim
 from coursekit.classroom.runs import ensure_table, latest_runs
 from coursekit.classroom.safe_html import FEEDBACK_SCRIPTS, policy_meta, render_safely
+from coursekit.exercises import verdict_data
 from coursekit.i18n import _, speaking
 from coursekit.languages import course_language
 
@@ -137,11 +139,21 @@ def _generate(course, student: str, assignment: str, verbose: bool) -> None:
     steps = course.config().GenerateFeedback.get("preprocessors") or list(
         GenerateFeedback.preprocessors.default_value
     )
-    safely.GenerateFeedback.preprocessors = [*steps, CutForDisplay]
+    safely.GenerateFeedback.preprocessors = [*steps, DropVerdictData, CutForDisplay]
     outcome = course.api(safely).generate_feedback(assignment, student, force=True)
     if verbose:
         sys.stderr.write(outcome.get("log", ""))
     check_result(outcome, f"generate_feedback {assignment} {student}")
+
+
+class DropVerdictData(NbGraderPreprocessor):
+    """The hidden tests' verdicts as data (verdict_data.py) taken out of the page: they are
+    for the grading pipeline, and nbconvert, which cannot show them, warns for each."""
+
+    def preprocess_cell(self, cell, resources, index):
+        if cell.cell_type == "code":
+            cell.outputs = [o for o in cell.outputs if verdict_data.MIME not in o.get("data", {})]
+        return cell, resources
 
 
 class _OverBudget(Exception):
