@@ -181,6 +181,28 @@ def test_grade_reads_no_symlink_or_fifo_in_a_submission(tmp_path):
     assert repair.notebooks == [] and "symbolic link, not a folder" in repair.notes[0]
 
 
+def test_a_chinese_class_reads_why_a_file_was_not_graded_in_chinese(tmp_path, monkeypatch):
+    """The notes atop a Chinese class's feedback, for files that are not regular files: the
+    kind of file and the rule in Chinese (the file's name as handed in)."""
+    from coursekit import i18n
+    from coursekit.classroom.grading.repair import repair_submission
+
+    monkeypatch.delenv(i18n.OVERRIDE, raising=False)
+    secret = tmp_path / "source" / "toy.ipynb"
+    secret.parent.mkdir()
+    secret.write_bytes(NOTEBOOK)
+    submitted = tmp_path / "submitted" / "zed" / "toy"
+    submitted.mkdir(parents=True)
+    (submitted / "toy.ipynb").symlink_to(secret)
+    os.mkfifo(submitted / "pipe.txt")
+    with i18n.speaking("zh-CN"):
+        notes = repair_submission(submitted, tmp_path / "work", {"toy": secret}).notes
+    assert sorted(notes) == [
+        "pipe.txt: 它是一个命名管道（FIFO）；只对普通文件评分",
+        "toy.ipynb: 它是一个符号链接；只对普通文件评分",
+    ]
+
+
 # --- through nbgrader, on a toy course ----------------------------------------------------------
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):

@@ -70,7 +70,7 @@ def repair_submission(src: Path, dest: Path, released: dict[str, Path]) -> Repai
             report.notes.append(f"{path.name}: {_(ACTIVE_NOTE)}")
             continue
         try:
-            with open_regular(path, shown="it") as handle:
+            with open_regular(path, shown=_("it")) as handle:  # after "NAME: "
                 data = handle.read()
         except Unsafe as why:
             if not path.is_dir() or path.is_symlink():

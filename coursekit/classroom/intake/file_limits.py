@@ -17,6 +17,8 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from coursekit.i18n import _
+
 FILE_MODE = 0o644  # collected files: never a mode from a student's archive (setuid, 0777)
 NAME_MAX = 255  # bytes in one file name on Linux file systems
 CHUNK = 1 << 20
@@ -48,27 +50,31 @@ class Budget:
     def take_file(self) -> None:
         self.files -= 1
         if self.files < 0:
-            raise Unsafe(f"more than {self.limits.max_files} files")
+            raise Unsafe(_("more than {count} files").format(count=self.limits.max_files))
 
     def take_bytes(self, n: int) -> None:
         self.bytes -= n
         if self.bytes < 0:
-            raise Unsafe(f"more than {_mib(self.limits.max_bytes)} in all")
+            raise Unsafe(_("more than {size} in all").format(size=_mib(self.limits.max_bytes)))
 
 
 def kind(mode: int) -> str:
     """What a file that is not a regular file is, in words."""
     for test, name in [
-        (stat.S_ISLNK, "a symbolic link"),
-        (stat.S_ISFIFO, "a named pipe (FIFO)"),
-        (stat.S_ISSOCK, "a socket"),
-        (stat.S_ISCHR, "a device"),
-        (stat.S_ISBLK, "a device"),
-        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISLNK, _("a symbolic link")),
+        (stat.S_ISFIFO, _("a named pipe (FIFO)")),
+        (stat.S_ISSOCK, _("a socket")),
+        (stat.S_ISCHR, _("a device")),
+        (stat.S_ISBLK, _("a device")),
+        (stat.S_ISDIR, _("a folder")),
     ]:
         if test(mode):
             return name
-    return "not a regular file"
+    return _("not a regular file")
+
+
+def _is(name, mode: int) -> str:
+    return _("{name} is {kind}").format(name=name, kind=kind(mode))
 
 
 def open_regular(path: Path, shown: str = ""):
@@ -79,11 +85,12 @@ def open_regular(path: Path, shown: str = ""):
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError as error:
         mode = os.lstat(path).st_mode if os.path.lexists(path) else 0
-        raise Unsafe(f"{shown} is {kind(mode)}" if mode else f"{shown}: {error.strerror}") from None
+        said = _is(shown, mode) if mode else f"{shown}: {error.strerror}"
+        raise Unsafe(said) from None
     mode = os.fstat(fd).st_mode
     if not stat.S_ISREG(mode):
         os.close(fd)
-        raise Unsafe(f"{shown} is {kind(mode)}")
+        raise Unsafe(_is(shown, mode))
     return os.fdopen(fd, "rb")
 
 
@@ -91,10 +98,11 @@ def check_name(relative: str) -> None:
     """A name from a student (archive member, folder entry) that stays inside its folder."""
     path = PurePosixPath(relative.replace("\\", "/"))
     if path.is_absolute() or ".." in path.parts or not path.parts:
-        raise Unsafe(f"the name {relative!r} points outside its folder")
+        raise Unsafe(_("the name {name} points outside its folder").format(name=repr(relative)))
     long = [part for part in path.parts if len(os.fsencode(part)) > NAME_MAX]
     if long:
-        raise Unsafe(f"a name longer than {NAME_MAX} bytes ({long[0][:40]!r}...)")
+        said = _("a name longer than {count} bytes ({name}...)")
+        raise Unsafe(said.format(count=NAME_MAX, name=repr(long[0][:40])))
 
 
 def copy_entry(src: Path, dest: Path, budget: Budget, ignore=None) -> None:
@@ -111,7 +119,7 @@ def copy_entry(src: Path, dest: Path, budget: Budget, ignore=None) -> None:
         for name in dirs:
             mode = os.lstat(Path(folder, name)).st_mode
             if not stat.S_ISDIR(mode):  # os.walk lists a symlink to a folder among folders
-                raise Unsafe(f"{Path(folder, name).relative_to(src)} is {kind(mode)}")
+                raise Unsafe(_is(Path(folder, name).relative_to(src), mode))
         for name in sorted(set(files) - skipped):
             relative = Path(folder, name).relative_to(src)
             with open_regular(Path(folder, name), str(relative)) as source:
@@ -122,7 +130,8 @@ def _write(source, dest: Path, budget: Budget, shown: str, compressed=None) -> N
     try:
         write_file(source, dest, budget, compressed)
     except OSError as error:  # a name too long for the disk, a file where a folder goes
-        raise Unsafe(f"{shown} cannot be written ({error.strerror})") from None
+        said = _("{name} cannot be written ({why})").format(name=shown, why=error.strerror)
+        raise Unsafe(said) from None
 
 
 def write_file(source, dest: Path, budget: Budget, compressed: int | None = None) -> None:
@@ -138,9 +147,8 @@ def write_file(source, dest: Path, budget: Budget, compressed: int | None = None
             written += len(chunk)
             budget.take_bytes(len(chunk))
             if cap is not None and written > cap and written > CHUNK:
-                raise Unsafe(
-                    f"{dest.name} expands more than {budget.limits.max_ratio} times (a zip bomb?)"
-                )
+                said = _("{name} expands more than {ratio} times (a zip bomb?)")
+                raise Unsafe(said.format(name=dest.name, ratio=budget.limits.max_ratio))
             out.write(chunk)
 
 
@@ -155,7 +163,8 @@ def extract_members(opened: zipfile.ZipFile, members, dest: Path, budget: Budget
                 _write(source, dest / member.filename, budget, member.filename,
                        member.compress_size)  # fmt: skip
         except (zipfile.BadZipFile, NotImplementedError, EOFError, RuntimeError) as error:
-            raise Unsafe(f"{member.filename} cannot be read ({error})") from None
+            said = _("{name} cannot be read ({why})").format(name=member.filename, why=error)
+            raise Unsafe(said) from None
 
 
 def open_archives(path: Path, budget: Budget, depth: int = 1) -> None:
@@ -169,9 +178,10 @@ def open_archives(path: Path, budget: Budget, depth: int = 1) -> None:
 
 def _unpack_in_place(archive: Path, budget: Budget, depth: int) -> None:
     if depth > budget.limits.max_depth:
-        raise Unsafe(f"{archive.name}: archives nested deeper than {budget.limits.max_depth}")
+        said = _("{name}: archives nested deeper than {depth}")
+        raise Unsafe(said.format(name=archive.name, depth=budget.limits.max_depth))
     if not zipfile.is_zipfile(archive):
-        raise Unsafe(f"{archive.name} is named like a zip but is not one")
+        raise Unsafe(_("{name} is named like a zip but is not one").format(name=archive.name))
     target = Path(tempfile.mkdtemp(dir=archive.parent, prefix=".unpacking-"))
     try:
         with zipfile.ZipFile(archive) as opened:
@@ -179,7 +189,8 @@ def _unpack_in_place(archive: Path, budget: Budget, depth: int) -> None:
         open_archives(target, budget, depth + 1)
     except zipfile.BadZipFile as error:
         shutil.rmtree(target)
-        raise Unsafe(f"{archive.name} cannot be read as a zip ({error})") from None
+        said = _("{name} cannot be read as a zip ({why})").format(name=archive.name, why=error)
+        raise Unsafe(said) from None
     except Unsafe as why:
         shutil.rmtree(target)
         raise Unsafe(f"{archive.name}: {why}") from None
@@ -190,18 +201,21 @@ def _unpack_in_place(archive: Path, budget: Budget, depth: int) -> None:
 def _check_members(members, budget: Budget) -> None:
     limits = budget.limits
     if len(members) > budget.files:
-        raise Unsafe(f"{len(members)} files, more than the {limits.max_files} allowed")
+        said = _("{count} files, more than the {allowed} allowed")
+        raise Unsafe(said.format(count=len(members), allowed=limits.max_files))
     for member in members:
         check_name(member.filename)
         mode = member.external_attr >> 16
         if stat.S_IFMT(mode) not in (0, stat.S_IFREG):
-            raise Unsafe(f"{member.filename} is {kind(mode)}")
+            raise Unsafe(_is(member.filename, mode))
         ratio = member.file_size / max(member.compress_size, 1)
         if member.file_size > CHUNK and ratio > limits.max_ratio:
-            raise Unsafe(f"{member.filename} expands {ratio:.0f} times (a zip bomb?)")
+            said = _("{name} expands {ratio} times (a zip bomb?)")
+            raise Unsafe(said.format(name=member.filename, ratio=f"{ratio:.0f}"))
     declared = sum(m.file_size for m in members)
     if declared > budget.bytes:
-        raise Unsafe(f"{_mib(declared)} when unpacked, more than {_mib(limits.max_bytes)}")
+        said = _("{size} when unpacked, more than {allowed}")
+        raise Unsafe(said.format(size=_mib(declared), allowed=_mib(limits.max_bytes)))
 
 
 def _mib(n: int) -> str:
