@@ -69,6 +69,41 @@ def student_lab(tmp_path_factory):
     lab.stop()
 
 
+def test_a_lab_in_chinese_has_chinese_menus_that_the_student_can_change(page, tmp_path):
+    """`make lab COURSE_LANG=zh-CN`: JupyterLab's menus in Chinese (its language pack) and the
+    Chinese start page; a default only, so a student's own choice in Settings > Language
+    still wins; nothing written outside the course's .lab/."""
+    import json
+    import urllib.request
+
+    work = tmp_path / "lab"
+    root = work / "repo"
+    for folder in ("course", "exercises"):
+        shutil.copytree(REPO / folder, root / folder, ignore=shutil.ignore_patterns(".*"))
+    lab = start_lab(work, root, ["--role=student", f"--root={root}", "--lang=zh-CN"])
+    try:
+        plugin = "@jupyterlab/translation-extension:plugin"
+        asked = urllib.request.Request(
+            f"{lab.base}/lab/api/settings/{plugin}", headers={"Authorization": f"token {lab.token}"}
+        )
+        with urllib.request.urlopen(asked, timeout=30) as answer:
+            setting = json.load(answer)
+        assert setting["schema"]["properties"]["locale"]["default"] == "zh_CN"
+        assert setting["raw"] in ("", "{}")  # the student's own settings are left alone
+        page.goto(lab.url())
+        expect(page.get_by_role("tab", name="00_start_here.ipynb")).to_be_visible()
+        expect(
+            page.locator("#jp-menu-panel").get_by_role("menuitem", name="文件", exact=True)
+        ).to_be_visible()
+        expect(
+            page.locator(CURRENT_NOTEBOOK).get_by_role("heading", name=re.compile("minigrad 课程"))
+        ).to_be_visible()
+        screenshot(page, tmp_path, "lab-in-chinese")
+    finally:
+        lab.stop()
+    assert (root / ".lab" / "lab-settings-zh-CN" / "overrides.json").is_file()
+
+
 # --- a student meets a lecture ------------------------------------------------------------------
 
 

@@ -197,3 +197,21 @@ def test_grade_says_plainly_which_sealing_layer_is_missing_and_how_to_get_it(eui
         assert notice.endswith("  uid: MISSING: not root")
     monkeypatch.setattr(sandbox, "layers", lambda: {"uid": "active", "namespace": "active"})
     assert grade.sealing_notice(course) == ""
+
+
+def test_a_chinese_class_gets_jupyterlab_menus_in_chinese_by_default(tmp_path):
+    """A class made in Chinese: everyone's JupyterLab starts with its app settings where the
+    language's locale is the default of Settings > Language, readable by every account; an
+    English class's hub passes no such option."""
+    from coursekit.lab_menus import LANGUAGE_PLUGIN, OVERRIDES, menus_in
+
+    folder = tmp_path / "hub-jupyter-config" / "lab-settings"  # in _settings' config_dir
+    assert menus_in("en", folder) == [] and not folder.exists()
+    args = menus_in("zh-CN", folder)
+    config = _load(write_configs(_settings(tmp_path, lab_args=args)))
+    assert config.Spawner.args == [f"--LabApp.app_settings_dir={folder}"]
+    overrides = json.loads((folder / OVERRIDES).read_text())
+    assert overrides[LANGUAGE_PLUGIN] == {"locale": "zh_CN"}
+    assert all(p.stat().st_mode & 0o004 for p in [folder, *folder.rglob("*")])
+    (tmp_path / "en").mkdir()
+    assert "args" not in _load(write_configs(_settings(tmp_path / "en"))).Spawner

@@ -12,7 +12,9 @@ instructor: JupyterLab in an instructor's course directory (default: the demo cl
     gradebook, the submissions and their scores.
 --lang (`make lab COURSE_LANG=zh-CN`): the student's notebooks in that language: the lectures
     as generated copies in course-<LANG>/ (course/ is never written), the released exercises
-    in it too. English (the default) opens course/ itself.
+    in it too, and JupyterLab's own menus in it by default (its language pack, from the
+    course's dependencies; Settings > Language still changes it). English (the default) opens
+    course/ itself.
 
 Options this script does not know are passed on to `jupyter lab`.
 """
@@ -27,6 +29,7 @@ import sys
 from pathlib import Path
 
 from coursekit.exercises.assignments import ASSIGNMENTS, FETCH_DIR
+from coursekit.lab_menus import menus_in
 from coursekit.languages import DEFAULT, LANGUAGES, checked, write_in_language
 
 REPO = Path(__file__).resolve().parents[1]
@@ -85,6 +88,7 @@ def student_lab(root: Path, lab_args, language: str = DEFAULT):
         start_page = f"{lectures.name}/{Path(START_PAGE).name}"
         print(f"lab: the lectures in {language} are in {lectures.name}/ (made from course/)")
     start = f"--LabApp.default_url=/lab/tree/{start_page}"
+    lab_args = [*menus_in(language, state / f"lab-settings-{language}"), *lab_args]
     return root, env, [f"--ServerApp.root_dir={root}", start, *lab_args]
 
 

@@ -64,6 +64,10 @@ c.Spawner.start_timeout = {{ start_timeout|py }}
 c.Spawner.http_timeout = {{ start_timeout|py }}
 c.Spawner.env_keep = ["PATH", "PYTHONPATH", "LANG", "LC_ALL", "VIRTUAL_ENV",
                       "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"]
+{% if lab_args -%}
+# JupyterLab's menus in the class's language by default (coursekit/lab_menus.py)
+c.Spawner.args = {{ lab_args|py }}
+{% endif -%}
 {% for key, value in spawner_settings.items() -%}
 c.{{ key }} = {{ value|py }}
 {% endfor %}
@@ -140,6 +144,7 @@ class HubSettings:
     auth_note: str
     auth_settings: dict = field(default_factory=dict)
     spawner_settings: dict = field(default_factory=dict)
+    lab_args: list = field(default_factory=list)  # options of everyone's JupyterLab
     start_timeout: int = 120
     proxy_api_password: str = field(default_factory=lambda: secrets.token_urlsafe(32))
 

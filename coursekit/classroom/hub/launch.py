@@ -32,6 +32,8 @@ from pathlib import Path
 
 from coursekit.classroom.hub import accounts
 from coursekit.classroom.hub.config import HubSettings, write_configs
+from coursekit.lab_menus import menus_in
+from coursekit.languages import course_language
 
 PASSWORD_VARIABLE = "MINIGRAD_HUB_PASSWORD"  # shared-password: the students'
 ADMIN_PASSWORD_VARIABLE = "MINIGRAD_HUB_ADMIN_PASSWORD"  # ... and the instructor's (32+)
@@ -115,6 +117,8 @@ def prepare_hub(
     accounts.add_to_groups(instructor, students)
     _hand_over(course, exchange, instructor)
     bin_dir = Path(sys.executable).parent
+    # written before write_configs, which makes everything in config_dir readable by all
+    lab_args = menus_in(course_language(course.root), config_dir / "lab-settings")
     config = write_configs(
         HubSettings(
             course_id=course.course_id,
@@ -128,6 +132,7 @@ def prepare_hub(
             hub_bind_url=f"http://127.0.0.1:{_free_port()}",
             proxy_api_url=f"http://127.0.0.1:{_free_port()}",
             singleuser=str(bin_dir / "jupyterhub-singleuser"),
+            lab_args=lab_args,
             **settings,
         )
     )
