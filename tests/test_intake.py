@@ -158,9 +158,9 @@ def test_collected_files_are_0644_whatever_the_zip_says(tmp_path):
 
 
 # --- grade reads submitted/ by the same rules --------------------------------------------------
-def test_grade_reads_no_symlink_or_fifo_in_a_submission(tmp_path):
-    from coursekit.classroom.grading.repair import repair_submission
-
+def _links_and_a_pipe(tmp_path) -> tuple[Path, Path]:
+    """(the released notebook, a submission whose toy.ipynb and data.txt link to it and whose
+    pipe.txt is a FIFO)."""
     secret = tmp_path / "source" / "toy.ipynb"
     secret.parent.mkdir()
     secret.write_bytes(NOTEBOOK)
@@ -169,6 +169,13 @@ def test_grade_reads_no_symlink_or_fifo_in_a_submission(tmp_path):
     (submitted / "toy.ipynb").symlink_to(secret)
     (submitted / "data.txt").symlink_to(secret)
     os.mkfifo(submitted / "pipe.txt")
+    return secret, submitted
+
+
+def test_grade_reads_no_symlink_or_fifo_in_a_submission(tmp_path):
+    from coursekit.classroom.grading.repair import repair_submission
+
+    secret, submitted = _links_and_a_pipe(tmp_path)
     repair = repair_submission(submitted, tmp_path / "work", {"toy": secret})
     assert repair.notebooks == [] and os.listdir(tmp_path / "work") == []
     for name, kind in [("toy.ipynb", "symbolic link"), ("data.txt", "symbolic link"),
@@ -188,16 +195,11 @@ def test_a_chinese_class_reads_why_a_file_was_not_graded_in_chinese(tmp_path, mo
     from coursekit.classroom.grading.repair import repair_submission
 
     monkeypatch.delenv(i18n.OVERRIDE, raising=False)
-    secret = tmp_path / "source" / "toy.ipynb"
-    secret.parent.mkdir()
-    secret.write_bytes(NOTEBOOK)
-    submitted = tmp_path / "submitted" / "zed" / "toy"
-    submitted.mkdir(parents=True)
-    (submitted / "toy.ipynb").symlink_to(secret)
-    os.mkfifo(submitted / "pipe.txt")
+    secret, submitted = _links_and_a_pipe(tmp_path)
     with i18n.speaking("zh-CN"):
         notes = repair_submission(submitted, tmp_path / "work", {"toy": secret}).notes
     assert sorted(notes) == [
+        "data.txt: 它是一个符号链接；只对普通文件评分",
         "pipe.txt: 它是一个命名管道（FIFO）；只对普通文件评分",
         "toy.ipynb: 它是一个符号链接；只对普通文件评分",
     ]
