@@ -283,3 +283,37 @@ def test_a_class_round_trip_on_jupyterhub(hub_class, browser, tmp_path):
     _denied(ada, "cat", released_page(ben))
     _denied(ada, "ls", ben_home)
     print("hub round trip, seconds since the hub answered:", timings)
+
+
+def test_a_chinese_class_gets_jupyterlab_in_chinese_on_its_hub(browser, tmp_path):
+    """A class made with `init --lang zh-CN`: a student's JupyterLab on the hub opens with its
+    menus in Chinese (the language pack's locale as the default of Settings > Language)."""
+    require_root_and_tools()
+    if proxy_command() is None:
+        pytest.skip("Traefik, the hub's proxy, is not installed: pip install -e '.[hub]'")
+    people = {"instructor": f"mgi{secrets.token_hex(3)}", "student": f"mga{secrets.token_hex(3)}"}
+    base, hub = open_folder(), None
+    try:
+        shutil.copytree(REPO / "solutions" / NAME, base / "solutions" / NAME)
+        roster = base / "roster.csv"
+        roster.write_text(roster_text([(people["student"], "Ada", "A")]))
+        course = base / "course"
+        run("init", course, "--solutions", base / "solutions", "--cpu-only", "--lang", "zh-CN",
+            "--roster", roster, "--exchange", base / "exchange")  # fmt: skip
+        hub = start_hub(
+            base, course, roster, people["instructor"], free_port(), (PASSWORD, ADMIN_PASSWORD)
+        )
+        hub.accounts = list(people.values())
+        page = _lab(_sign_in(browser, hub, people["student"]), people["student"])
+        menus = page.locator("#jp-menu-panel")
+        expect(menus.get_by_role("menuitem", name="文件", exact=True)).to_be_visible()
+        screenshot(page, tmp_path, "hub_chinese_lab")
+        page.context.close()
+    finally:
+        if hub is not None:
+            hub.stop()
+            shutil.copy(hub.log, tmp_path / "hub.log")
+        end_processes_of(people.values())
+        remove_accounts(people.values())
+        shutil.rmtree(base, ignore_errors=True)
+    assert not any(exists(name) for name in people.values())
