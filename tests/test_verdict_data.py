@@ -39,6 +39,11 @@ def test_the_last_well_formed_verdict_is_read_and_anything_else_is_not():
         data(failed=[1]),
         data(seed=True),
         data(seed="7"),
+        data(seed=-1),
+        data(seed=2**63),
+        data(failed=["<b>leaf.a</b>"]),
+        data(failed=["x" * 121]),
+        data(failed=["leaf.a"] * 1001),
         ["not", "a", "dict"],
     ):
         assert verdict_data.read([shown(bad)]) is None, bad

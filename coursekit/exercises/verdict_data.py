@@ -18,12 +18,19 @@ A "not run" verdict says why by a key of REASONS, whose text is translated where
 
 from __future__ import annotations
 
+import re
+
 from autograder.report import NOT_RUN_NO_GPU
 from coursekit.i18n import N_, _
 
 MIME = "application/vnd.minigrad.verdict+json"
 VERSION = 1
 STATUSES = ("passed", "failed", "not run")
+# what a verdict may hold (a kernel runs the student's code too): scenario ids as the catalogue
+# names them, no more than a catalogue has, and a seed as grading draws them (secrets.randbelow)
+SCENARIO_ID = re.compile(r"[\w.]{1,120}")
+MAX_FAILED = 1000
+MAX_SEED = 2**31
 
 NO_GPU = "no GPU"  # a CUDA cell graded where there is no GPU
 NO_GPU_WORKER = "no GPU worker"  # a CUDA cell of a Dask cluster that had no GPU worker
@@ -83,8 +90,10 @@ def _checked(data) -> dict | None:
     status, reason, failed, seed = (data.get(k) for k in ("status", "reason", "failed", "seed"))
     if status not in STATUSES or (reason and reason not in REASONS):
         return None
-    if not isinstance(failed, list) or not all(isinstance(s, str) for s in failed):
+    if not isinstance(failed, list) or len(failed) > MAX_FAILED:
         return None
-    if not isinstance(seed, int) or isinstance(seed, bool):
+    if not all(isinstance(s, str) and SCENARIO_ID.fullmatch(s) for s in failed):
+        return None
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < MAX_SEED:
         return None
     return {"status": status, "reason": reason or "", "failed": failed, "seed": seed}
