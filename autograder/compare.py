@@ -8,6 +8,7 @@ student can read), and summary (one line combining them).
 
 from __future__ import annotations
 
+import copy
 import re
 
 import numpy as np
@@ -271,6 +272,39 @@ def _status_text(result: dict) -> str:
         return f"ran past the time limit ({err.get('message', '')}){where}"
     raised = {"type": err.get("type", "?"), "message": err.get("message", "")}
     return f"stopped: {_raised_text(raised)}{where}"
+
+
+# -- wording apart ------------------------------------------------------------------------
+
+
+def without_texts(run: dict) -> dict:
+    """A copy of observe()'s result with every text a PyTorch release may word differently
+    blanked: exception and warning messages (types and categories kept), what reading an
+    attribute raised (its type kept), a stopped run's message, and tensors' reprs. Two such
+    copies that compare equal differ, if at all, only in wording."""
+    run = copy.deepcopy(run)
+    for result in run["scenarios"].values():
+        if isinstance(result.get("error"), dict):
+            result["error"]["message"] = ""
+        for observation in result.get("observations", []):
+            if observation.get("raised"):
+                observation["raised"]["message"] = ""
+            for warning in observation.get("warnings", []):
+                warning["message"] = ""
+            observation["value"] = _blank_texts(observation.get("value"))
+    return run
+
+
+def _blank_texts(value):
+    if isinstance(value, dict):
+        if isinstance(value.get("error"), str):  # recorder's marker: "Type: message"
+            return {**value, "error": value["error"].split(":", 1)[0]}
+        if isinstance(value.get("tensor"), dict):
+            value["tensor"]["repr"] = None
+        return {key: _blank_texts(inner) for key, inner in value.items()}
+    if isinstance(value, list):
+        return [_blank_texts(inner) for inner in value]
+    return value
 
 
 def _diff(label, field, reference: str, engine: str) -> dict:

@@ -4,8 +4,6 @@ a test cell's visible check in the notebook, and `check`'s one line per failing 
 
 from __future__ import annotations
 
-import nbformat
-
 from autograder.graph_diff import pictures_html, summary
 
 
@@ -14,6 +12,8 @@ def graph_outputs(graph: dict | None) -> list:
     feedback page's sanitiser keeps) and the one line of text where HTML is not shown."""
     if not graph:
         return []
+    import nbformat  # here, not above: the sealed grade imports this module where it is absent
+
     data = {"text/html": pictures_html(graph), "text/plain": summary(graph)}
     return [nbformat.v4.new_output("display_data", data=data)]
 

@@ -72,7 +72,7 @@ def main(argv: list[str]) -> int:
         report["parts"] = {p: {"status": f"not run: no GPU here ({no_gpu})"} for p in args.parts}
         return _finish(report, args.json, started, f"no GPU here ({no_gpu}): nothing run")
     if mode == "gpu":
-        report["probes"] = environment.address_space_probes()
+        report["probes"] = {**environment.address_space_probes(), "sandbox": _sandbox_probe()}
     deadline = started + args.budget_s
     # the lectures run in their own processes: beside the sealed part (subprocesses too),
     # after the bench (its timings want a quiet machine)
@@ -109,6 +109,13 @@ def _timed(part: str, report: dict, seed: int, args, deadline: float) -> dict:
     return result
 
 
+def _sandbox_probe() -> dict:
+    try:
+        return environment.sandbox_probe()
+    except Exception as exc:  # the probe's failure is a finding, not the check's end
+        return {"status": f"fails: the probe raised {type(exc).__name__}: {exc}"[:500]}
+
+
 def _names(allowed):
     def parse(text: str) -> list[str]:
         names = [n for n in text.split(",") if n]
@@ -133,6 +140,14 @@ def _summary(report: dict) -> str:
         parts.append("CuPy under RLIMIT_AS " + ", ".join(
             f"{limit} {'ok' if said == 'computes' else 'FAILS'}" for limit, said in probes.items()
         ))  # fmt: skip
+    sandbox = report["probes"].get("sandbox")
+    if sandbox:
+        said = (
+            "ok"
+            if sandbox["status"] == "computes"
+            else sandbox["status"].replace("fails", "FAILS", 1)
+        )
+        parts.append(f"CuPy in the sealed sandbox {said}")
     return "; ".join([head, *parts])
 
 
@@ -141,10 +156,14 @@ def _part_text(name: str, data: dict) -> str:
         return f"{name} {data['status']}"
     counts = data.get("counts", {})
     if name == "catalogue":
+        version = f" (torch {data['reference']}'s, not CUDA's)" if counts["as on cpu"] else ""
         return (f"catalogue {counts['passed']}/{counts['total']} passed, "
-                f"{counts['text only']} text only, {counts['failed']} failed")  # fmt: skip
+                f"{counts['text only']} text only, {counts['as on cpu']} as on cpu{version}, "
+                f"{counts['failed']} failed")  # fmt: skip
     if name == "sealed":
-        return f"sealed {counts['as_expected']}/{counts['total']} graded as expected"
+        version = (f", {counts['as_on_cpu']} others as on cpu (torch's, not CUDA's)"
+                   if counts.get("as_on_cpu") else "")  # fmt: skip
+        return f"sealed {counts['as_expected']}/{counts['total']} graded as expected{version}"
     if name == "lectures":
         others = ", ".join(f"{counts[k]} {k}" for k in ("skipped", "error", "not run", "warned"))
         return f"lecture GPU cells {counts['ran']}/{counts['total']} ran ({others})"

@@ -5,9 +5,10 @@
 for a machine without nbclient and ipykernel (a GPU machine lent with only PyTorch and CuPy).
 One namespace, as a kernel has; each cell's printed output captured; a cell that stops on a
 missing part (autograder.lecture.went_on: a package such as matplotlib, a function not
-built yet) says so and the run goes on, as keep_going() makes a kernel do; any other error
-stops the run there. Unlike a kernel: no rich display (a cell's last value is not shown) and
-no IPython magics. The cells' results are written to RESULT.json as a list.
+built yet) says so and the run goes on, as keep_going() makes a kernel do; any other error is
+recorded and the run goes on too, as the kernel runner's does (allow_errors), so one failing
+cell hides no GPU cell below it. Unlike a kernel: no rich display (a cell's last value is not
+shown) and no IPython magics. The cells' results are written to RESULT.json as a list.
 """
 
 from __future__ import annotations
@@ -33,14 +34,11 @@ def run_cells(path: Path) -> list[dict]:
 
     nb = json.loads(Path(path).read_text(encoding="utf-8"))
     namespace = {"__name__": "__main__"}
-    results, stopped = [], False
+    results = []
     for index, cell in enumerate(nb.get("cells", [])):
         if cell.get("cell_type") != "code":
             continue
         source = source_of(cell)
-        if stopped:
-            results.append({"index": index, "status": "not run", "stdout": "", "stderr": ""})
-            continue
         out, err = io.StringIO(), io.StringIO()
         status, error = "ran", ""
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -51,7 +49,7 @@ def run_cells(path: Path) -> list[dict]:
                 except Exception as exc:
                     line = went_on(exc, source)
                     if line is None:
-                        status, stopped = "error", True
+                        status = "error"
                         error = "".join(traceback.format_exception_only(exc)).strip()
                         traceback.print_exc()
                     else:

@@ -1,5 +1,5 @@
 """What this machine has: versions, whether PyTorch and minigrad see a GPU, and (on a GPU)
-whether CUDA starts under the sealed run's address-space limit."""
+whether CUDA starts under the sealed run's address-space limit and inside its sandbox."""
 
 from __future__ import annotations
 
@@ -19,6 +19,13 @@ OPTIONAL = {
 # CUDA reserves far more virtual memory than it uses; the sealed child runs under RLIMIT_AS
 PROBE_LIMITS = ((1 << 30, "1 GiB"), (4 << 30, "4 GiB"), (16 << 30, "16 GiB"), (64 << 30, "64 GiB"))
 PROBE_CODE = "import cupy; print(float((cupy.arange(3, dtype=cupy.float32) * 2).sum()))"
+# the same computation as a cell of a sealed CUDA run (its layers, staged packages and limits)
+SANDBOX_PROBE_CELL = (
+    "import cupy\n"
+    "assert float((cupy.arange(3, dtype=cupy.float32) * 2).sum()) == 6.0\n"
+    "import minigrad\n"
+    "assert minigrad.cuda.is_available(), 'minigrad sees no GPU in the sandbox'\n"
+)
 
 
 def present(module: str) -> bool:
@@ -102,3 +109,27 @@ def address_space_probes(timeout_s: float = 60) -> dict:
         tail = (err.strip().splitlines() or [""])[-1][:300]
         results[label] = "computes" if ok else f"fails (exit {proc.returncode}): {tail}"
     return {"status": "ran", "cupy_under_rlimit_as": results}
+
+
+def sandbox_probe(cell: str = SANDBOX_PROBE_CELL) -> dict:
+    """Whether CuPy computes, and minigrad sees the GPU, inside the sealed sandbox as a CUDA
+    run has it: every hidden CUDA cell needs that; where it fails, its error says why."""
+    from coursekit.sealed import layers
+    from coursekit.sealed.sandbox import Limits, Sandbox, staged_engine
+
+    request = {"cells": [{"id": "probe", "kind": "given", "source": cell}], "seed": 0,
+               "device": "cuda", "scenarios": [], "needs": {}, "cell_s": 60,
+               "scenario_s": Limits.scenario_s}  # fmt: skip
+    with Sandbox(Limits(), gpu=True, engine=staged_engine("devices", ())) as box:
+        outcome = box.run(request)
+    reports = [m for m in outcome.messages if isinstance(m.get("cells"), list)]
+    cell_report = (
+        next((c for c in reports[0]["cells"] if c.get("id") == "probe"), {}) if reports else {}
+    )
+    result = {"layers": dict(layers())}
+    if cell_report.get("status") == "ok":
+        return {**result, "status": "computes"}
+    error = cell_report.get("error") or {}
+    said = f"{error.get('type', '')}: {error.get('message', '')}".strip(": ")
+    said = said or outcome.problem or outcome.stderr_tail[-300:] or "no report from the sandbox"
+    return {**result, "status": f"fails: {said[:500]}"}

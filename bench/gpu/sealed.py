@@ -6,6 +6,10 @@
   and a bug of another rule does not;
 - the released stub scores 0.
 
+With another PyTorch than 2.13, a submission graded otherwise is graded again with the same
+cells' checks on the CPU (_control): where it scores the same there, the cause is the release
+(its texts, a changed behaviour), not CUDA, and it is counted apart ("as_on_cpu").
+
 Only the CUDA test cells are graded (the CPU ones are the test suite's). The dry run
 (device "cpu") grades the same cells with their checks moved to the CPU: the plumbing and
 the expectations, not CUDA. All submissions share one seed; each assignment's reference is
@@ -97,7 +101,11 @@ def run(
     with ThreadPoolExecutor(max_workers=workers) as pool:
         rows += list(pool.map(grade, rest))
     rows.sort(key=lambda r: (names.index(r["assignment"]), r["student"]))
+    if device != "cpu" and not _reference_release():
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            list(pool.map(lambda row: _control(row, jobs, seed, deadline), rows))
     as_expected = sum(r["as_expected"] for r in rows)
+    as_on_cpu = sum(r.get("as_on_cpu", False) for r in rows)
     return {
         "status": "ran",
         "device": device,
@@ -105,11 +113,42 @@ def run(
         "layers": dict(layers()),
         "counts": {
             "as_expected": as_expected,
-            "unexpected": len(rows) - as_expected,
+            "as_on_cpu": as_on_cpu,
+            "unexpected": len(rows) - as_expected - as_on_cpu,
             "total": len(rows),
         },  # fmt: skip
         "submissions": rows,
     }
+
+
+def _reference_release() -> bool:
+    import torch
+
+    from autograder.check import REFERENCE_VERSION
+
+    return torch.__version__.startswith(REFERENCE_VERSION)
+
+
+def _control(row: dict, jobs: list, seed: int, deadline) -> None:
+    """With another PyTorch than 2.13, a submission graded other than expected on CUDA is
+    graded again with the same cells' checks on the CPU: the same points there ("as_on_cpu")
+    are this release's difference from 2.13 (its texts, a changed behaviour), not CUDA's."""
+    from coursekit.sealed import grade_notebook
+
+    if row["as_expected"] or row["error"] or (deadline and time.monotonic() > deadline):
+        return
+    (job,) = [j for j in jobs if (j[0], j[1]) == (row["assignment"], row["student"])]
+    cpu = contract_of(row["assignment"], "cpu")
+    try:
+        result = grade_notebook(cpu, job[3], seed=seed)
+    except Exception:  # no control, no excuse: the row stays unexpected
+        return
+    on_cpu = {t.grade_id: getattr(result.cells.get(t.grade_id), "points", None) for t in cpu.tests}
+    row["cpu_points"] = on_cpu
+    row["as_on_cpu"] = bool(row["cells"]) and all(
+        cell["points"] is not None and cell["points"] == on_cpu.get(grade_id)
+        for grade_id, cell in row["cells"].items()
+    )
 
 
 def _row(name, student, loses, contract=None, result=None, error="") -> dict:

@@ -82,8 +82,10 @@ STAGE_ENV = "MINIGRAD_SEALED_STAGE"
 USER_PREFIX = "mgsealed"
 MAX_SLOTS = 64
 ALLOWED_PACKAGES = ("numpy",)  # the only third-party package the child can import
-# and, for a run on a GPU, CuPy with what it loads (nvidia: the CUDA libraries' wheels)
-GPU_PACKAGES = ("cupy", "cupy_backends", "fastrlock", "nvidia")
+# and, for a run on a GPU, CuPy with what importing it loads (gpu_packages); nvidia: the CUDA
+# libraries' wheels, which CuPy opens as files rather than imports
+GPU_MODULE = "cupy"
+GPU_PACKAGES = ("cupy", "cupy_backends", "cupyx", "nvidia")
 KEEP_OUTPUT = 4096  # bytes of the child's stdout/stderr kept for diagnostics
 
 
@@ -186,7 +188,7 @@ def staged_root() -> Path:
     (root / "site").mkdir()
     # CuPy too where it is installed: a GPU grader without the namespace layer has no other
     # way to give it to a CUDA run's child (a child without a namespace could reach it anyway)
-    for name in ALLOWED_PACKAGES + GPU_PACKAGES:
+    for name in ALLOWED_PACKAGES + gpu_packages():
         for directory in _package_dirs(name):
             (root / "site" / directory.name).symlink_to(directory)
     # compiled once here: the sandbox cannot write bytecode, and compiling the catalogue's
@@ -245,6 +247,35 @@ def _compiled_engine() -> Path:
     return package
 
 
+@cache
+def gpu_packages() -> tuple[str, ...]:
+    """CuPy's packages and every other one importing it loads, where CuPy is installed: they
+    differ between its releases (fastrlock in 13, cuda.pathfinder in 14), so they are read off
+    a fresh interpreter that imports it."""
+    if importlib.util.find_spec(GPU_MODULE) is None:
+        return ()
+    loaded = (n for n in imported_packages(GPU_MODULE) if n not in ALLOWED_PACKAGES)
+    return tuple(dict.fromkeys((*GPU_PACKAGES, GPU_MODULE, *loaded)))
+
+
+def imported_packages(module: str, timeout_s: float = 120) -> tuple[str, ...]:
+    """The installed top-level packages (not the standard library's) that importing `module`
+    loads in a fresh interpreter; () if it cannot be imported there."""
+    code = (
+        "import json, sys; before = set(sys.modules); import " + module + "\n"
+        "names = {n.split('.')[0] for n, m in list(sys.modules.items()) if n not in before"
+        " and (getattr(m, '__file__', None) or getattr(m, '__path__', None))}\n"
+        "print(json.dumps(sorted(names - set(sys.stdlib_module_names))))"
+    )
+    try:
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              timeout=timeout_s, check=False)  # fmt: skip
+        names = json.loads(done.stdout.strip().splitlines()[-1]) if done.returncode == 0 else []
+    except (subprocess.TimeoutExpired, ValueError, IndexError):
+        names = []
+    return tuple(n for n in names if isinstance(n, str) and n.isidentifier())
+
+
 def _package_dirs(name: str) -> list[Path]:
     """The directories of an installed package (and its bundled .libs), for read-only binds;
     none when it is not installed."""
@@ -294,7 +325,7 @@ def _bwrap_args(
         for index, staged in enumerate(engines):
             if staged is not None:
                 args += ["--ro-bind", str(staged), f"{ENGINES}/{index}"]
-    for name in ALLOWED_PACKAGES + (GPU_PACKAGES if gpu else ()):
+    for name in ALLOWED_PACKAGES + (gpu_packages() if gpu else ()):
         for directory in _package_dirs(name):
             args += ["--ro-bind", str(directory), f"{BOX}/site/{directory.name}"]
     if gpu:  # the GPU's device files; its driver libraries are in /usr already
