@@ -271,6 +271,42 @@ def test_the_sandbox_probe_says_whether_a_cell_computes_in_a_sealed_cuda_run():
     assert sandbox_probe("import torch")["status"].startswith("fails: ModuleNotFoundError")
 
 
+# what CUDA does when it starts (an inaccessible reservation of address space, far larger
+# than what it uses), then a real allocation above the sealed child's memory limit
+RESERVE_THEN_ALLOCATE = """
+import mmap
+said = []
+try:
+    mmap.mmap(-1, 8 << 30, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | 0x4000, prot=0)
+    said.append("reserved")
+except OSError:
+    said.append("reserve refused")
+try:
+    block = bytearray(1200 << 20)
+    said.append("allocated")
+except MemoryError:
+    said.append("MemoryError")
+raise RuntimeError(" ".join(said))
+"""
+
+
+@pytest.mark.xdist_group("gpu_check_sealed")
+@pytest.mark.parametrize("gpu", [False, True], ids=["cpu run", "gpu run"])
+def test_a_gpu_run_lets_cuda_reserve_address_space_and_still_bounds_memory(gpu):
+    from coursekit.sealed import layers
+    from coursekit.sealed.sandbox import Limits, Sandbox
+
+    if layers()["rlimits"] != "active":
+        pytest.skip(f"no resource limits here: {layers()['rlimits']}")
+    request = {"cells": [{"id": "c", "kind": "given", "source": RESERVE_THEN_ALLOCATE}],
+               "seed": 0, "device": "cuda" if gpu else "cpu", "scenarios": [], "cell_s": 20,
+               "scenario_s": 1}  # fmt: skip
+    with Sandbox(Limits(), gpu=gpu) as box:
+        (report,) = box.run(request).messages[0]["cells"]
+    reserved = "reserved" if gpu else "reserve refused"
+    assert report["error"]["message"] == f"{reserved} MemoryError"
+
+
 def test_bench_rows_on_a_device_with_a_sync_after_every_timed_run():
     synced = []
     timings = measure({"a": lambda: lambda: 1}, lambda n, r: None, min_runs=3, budget_s=0,
@@ -317,8 +353,9 @@ def test_on_a_gpu_the_last_line_counts_and_the_exit_status_says_whether_all_pass
 
     env = {"torch_sees_gpu": True, "minigrad_sees_gpu": True, "gpu": "NVIDIA H100",
            "torch": "2.11.0+cu128", "cupy": "13.6.0", "texts_strict": False}  # fmt: skip
-    probes = {"status": "ran", "cupy_under_rlimit_as": {"1 GiB": "fails (exit 1): x",
-                                                         "4 GiB": "computes"}}  # fmt: skip
+    probes = {"status": "ran", "cupy_under_limits": {"RLIMIT_DATA 1 GiB": "computes",
+                                                      "RLIMIT_AS 1 GiB": "fails (exit 1): x",
+                                                      "RLIMIT_AS 4 GiB": "computes"}}  # fmt: skip
     results = {
         "catalogue": {
             "status": "ran",
@@ -347,7 +384,7 @@ def test_on_a_gpu_the_last_line_counts_and_the_exit_status_says_whether_all_pass
     for said in ("catalogue 190/198 passed, 5 text only, 3 as on cpu (torch 2.11.0+cu128's, "
                  "not CUDA's), 0 failed", "mlp 1.50x, chain 2.25x", "lecture GPU cells 12/12 ran",
                  "sealed 23/25 graded as expected, 2 others as on cpu (torch's, not CUDA's)",
-                 "RLIMIT_AS 1 GiB FAILS, 4 GiB ok",
+                 "CuPy under RLIMIT_DATA 1 GiB ok, RLIMIT_AS 1 GiB FAILS, RLIMIT_AS 4 GiB ok",
                  "CuPy in the sealed sandbox FAILS: E: x"):  # fmt: skip
         assert said in line, said
     data = json.loads(out.read_text())

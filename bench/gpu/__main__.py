@@ -135,9 +135,9 @@ def _summary(report: dict) -> str:
         texts = "texts strict" if env["texts_strict"] else "texts reported, not failed"
         head = f"cuda on {env['gpu']}, torch {env['torch']}, cupy {env['cupy']} ({texts})"
     parts = [_part_text(name, data) for name, data in report["parts"].items()]
-    probes = report["probes"].get("cupy_under_rlimit_as", {})
+    probes = report["probes"].get("cupy_under_limits", {})
     if probes:  # the sealed child's limit first: where CUDA cannot start, no CUDA cell can pass
-        parts.append("CuPy under RLIMIT_AS " + ", ".join(
+        parts.append("CuPy under " + ", ".join(
             f"{limit} {'ok' if said == 'computes' else 'FAILS'}" for limit, said in probes.items()
         ))  # fmt: skip
     sandbox = report["probes"].get("sandbox")

@@ -16,8 +16,14 @@ OPTIONAL = {
     "ipykernel": "lectures through a Jupyter kernel (else their cells run without one)",
     "nbformat": "lectures through a Jupyter kernel (else their cells run without one)",
 }
-# CUDA reserves far more virtual memory than it uses; the sealed child runs under RLIMIT_AS
-PROBE_LIMITS = ((1 << 30, "1 GiB"), (4 << 30, "4 GiB"), (16 << 30, "16 GiB"), (64 << 30, "64 GiB"))
+# CUDA reserves far more address space than it uses, so a sealed GPU run's child is held by
+# RLIMIT_DATA (1 GiB) rather than the CPU runs' RLIMIT_AS: whether CuPy starts under each
+PROBE_LIMITS = (
+    ("data", 1 << 30, "RLIMIT_DATA 1 GiB"),
+    ("as", 1 << 30, "RLIMIT_AS 1 GiB"),
+    ("as", 4 << 30, "RLIMIT_AS 4 GiB"),
+    ("as", 64 << 30, "RLIMIT_AS 64 GiB"),
+)
 PROBE_CODE = "import cupy; print(float((cupy.arange(3, dtype=cupy.float32) * 2).sum()))"
 # the same computation as a cell of a sealed CUDA run (its layers, staged packages and limits)
 SANDBOX_PROBE_CELL = (
@@ -85,18 +91,18 @@ def _cupy_version() -> str | None:
 
 
 def address_space_probes(timeout_s: float = 60) -> dict:
-    """Whether CuPy computes in a fresh interpreter under each RLIMIT_AS (the sealed child's
-    is coursekit.sealed.Limits.memory_bytes): the smallest that works, if the child's fails."""
+    """Whether CuPy computes in a fresh interpreter under each limit of PROBE_LIMITS (the
+    sealed GPU child's is coursekit.sealed.Limits.memory_bytes as RLIMIT_DATA)."""
     if not shutil.which("prlimit"):
         return {"status": "not run: prlimit (util-linux) missing"}
     runs = {
         label: subprocess.Popen(
-            ["prlimit", f"--as={limit}", "--", sys.executable, "-c", PROBE_CODE],
+            ["prlimit", f"--{kind}={limit}", "--", sys.executable, "-c", PROBE_CODE],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
         )
-        for limit, label in PROBE_LIMITS
+        for kind, limit, label in PROBE_LIMITS
     }
     results = {}
     for label, proc in runs.items():
@@ -108,7 +114,7 @@ def address_space_probes(timeout_s: float = 60) -> dict:
         ok = proc.returncode == 0 and out.strip() == "6.0"
         tail = (err.strip().splitlines() or [""])[-1][:300]
         results[label] = "computes" if ok else f"fails (exit {proc.returncode}): {tail}"
-    return {"status": "ran", "cupy_under_rlimit_as": results}
+    return {"status": "ran", "cupy_under_limits": results}
 
 
 def sandbox_probe(cell: str = SANDBOX_PROBE_CELL) -> dict:
