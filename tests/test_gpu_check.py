@@ -307,6 +307,24 @@ def test_a_gpu_run_lets_cuda_reserve_address_space_and_still_bounds_memory(gpu):
     assert report["error"]["message"] == f"{reserved} MemoryError"
 
 
+@pytest.mark.xdist_group("gpu_check_sealed")
+def test_a_gpu_run_in_the_namespace_reads_sysfs_as_cuda_needs_and_a_cpu_run_does_not():
+    from coursekit.sealed import layers
+    from coursekit.sealed.sandbox import Limits, Sandbox
+
+    if layers()["namespace"] != "active":
+        pytest.skip(f"no namespace here: {layers()['namespace']}")
+    cell = "import os\nraise RuntimeError(str(os.path.isdir('/sys/module')))"
+    seen = {}
+    for gpu in (False, True):
+        request = {"cells": [{"id": "c", "kind": "given", "source": cell}], "seed": 0,
+                   "device": "cpu", "scenarios": [], "cell_s": 20, "scenario_s": 1}  # fmt: skip
+        with Sandbox(Limits(), gpu=gpu) as box:
+            (report,) = box.run(request).messages[0]["cells"]
+        seen[gpu] = report["error"]["message"]
+    assert seen == {False: "False", True: "True"}
+
+
 def test_bench_rows_on_a_device_with_a_sync_after_every_timed_run():
     synced = []
     timings = measure({"a": lambda: lambda: 1}, lambda n, r: None, min_runs=3, budget_s=0,

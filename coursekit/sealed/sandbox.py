@@ -331,6 +331,9 @@ def _bwrap_args(
     if gpu:  # the GPU's device files; its driver libraries are in /usr already
         for device in sorted(Path("/dev").glob("nvidia*")):
             args += ["--dev-bind", str(device), str(device)]
+        # and sysfs, read-only: CUDA's driver reads its module's and the PCI devices' entries
+        # as it starts, and fails without them (cudaErrorOperatingSystem)
+        args += ["--ro-bind", "/sys", "/sys"]
     args += ["--size", str(limits.tmp_bytes), "--perms", "1777", "--tmpfs", "/tmp",
              "--chdir", "/tmp", "--clearenv"]  # fmt: skip
     for key, value in _child_env(f"{BOX}/python/lib").items():
