@@ -325,6 +325,20 @@ def test_a_gpu_run_in_the_namespace_reads_sysfs_as_cuda_needs_and_a_cpu_run_does
     assert seen == {False: "False", True: "True"}
 
 
+@pytest.mark.xdist_group("gpu_check_sealed")
+def test_a_sealed_child_keeps_cupys_compiled_kernels_in_memory():
+    """CuPy caches compiled kernels under $HOME, the sandbox's 8 MiB /tmp (without the
+    namespace, the host's /tmp, shared by every student's run)."""
+    from coursekit.sealed.sandbox import Limits, Sandbox
+
+    cell = "import os\nraise RuntimeError(os.environ.get('CUPY_CACHE_IN_MEMORY', 'unset'))"
+    request = {"cells": [{"id": "c", "kind": "given", "source": cell}], "seed": 0,
+               "device": "cuda", "scenarios": [], "cell_s": 20, "scenario_s": 1}  # fmt: skip
+    with Sandbox(Limits(), gpu=True) as box:
+        (report,) = box.run(request).messages[0]["cells"]
+    assert report["error"]["message"] == "1"
+
+
 def test_bench_rows_on_a_device_with_a_sync_after_every_timed_run():
     synced = []
     timings = measure({"a": lambda: lambda: 1}, lambda n, r: None, min_runs=3, budget_s=0,

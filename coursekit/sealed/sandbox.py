@@ -350,6 +350,9 @@ def _child_env(library_path: str) -> dict[str, str]:
         "OPENBLAS_NUM_THREADS": "1",  # one thread keeps the address space small
         "OMP_NUM_THREADS": "1",
         "PYTHONHASHSEED": "0",
+        # CuPy keeps the kernels it compiles in memory, not in $HOME: the sandbox's /tmp is
+        # small, and without the namespace one student's cache would be the next one's
+        "CUPY_CACHE_IN_MEMORY": "1",
     }
 
 
