@@ -25,8 +25,9 @@ CAN_FORK = hasattr(os, "fork")
 _KILL_MARGIN_S = 5.0  # beyond the scenario's own time limit, for code stuck outside Python
 
 
-def answer(engine, request: dict) -> dict:
-    """Run one requested scenario (in a forked child where possible) and return its result."""
+def answer(engine, request: dict, fork: bool = True) -> dict:
+    """Run one requested scenario (in a forked child where possible, unless `fork` is False)
+    and return its result."""
     module = request.get("module")
     if request["scenario"] not in REGISTRY and module and module != "__main__":
         importlib.import_module(module)  # scenarios defined outside the catalogue (tests)
@@ -35,7 +36,7 @@ def answer(engine, request: dict) -> dict:
         return _failure("error", f"scenario {request['scenario']!r} is not importable here")
     args = (engine, sc, request["seed"], request["device"], request["time_limit"])
     sc.needs  # noqa: B018  (worked out here, where it stays cached, not in each fork)
-    if not CAN_FORK:
+    if not (CAN_FORK and fork):
         with contextlib.redirect_stdout(sys.stderr):  # stdout carries only the answers
             return observe_scenario(*args)
     read_end, write_end = os.pipe()

@@ -339,6 +339,35 @@ def test_a_sealed_child_keeps_cupys_compiled_kernels_in_memory():
     assert report["error"]["message"] == "1"
 
 
+def test_a_sealed_cuda_run_observes_its_scenarios_unforked_each_as_if_fresh(monkeypatch):
+    """CUDA cannot be used in a process forked after it started (the student's cells may
+    have started it): the sealed child runs CUDA scenarios in its own process, forgetting
+    once-only warnings before each, so a scenario that warns once warns again."""
+    import io
+
+    from autograder.scenarios import load_catalogue
+    from coursekit.sealed import child
+    from minigrad._device import standin_cuda
+
+    def forked():
+        raise AssertionError("a CUDA scenario was run in a forked process")
+
+    monkeypatch.setattr(os, "fork", forked)
+    warns_once = "rebuild.tensor_of_parts_cuts_graph"
+    request = {"cells": [], "bind": {"assignment": "rebuilding_tensors", "functions": []},
+               "scenarios": [warns_once, warns_once], "seed": SEED, "device": "cuda",
+               "cell_s": 5, "scenario_s": 20}  # fmt: skip
+    channel = io.BytesIO()
+    load_catalogue()
+    with standin_cuda():
+        child.run_group(request, channel)
+    said = [json.loads(line) for line in channel.getvalue().splitlines()]
+    first, again = (m["result"] for m in said if "scenario" in m)
+    assert first["status"] == "ok", first
+    assert any(o["warnings"] for o in first["observations"])
+    assert again["observations"] == first["observations"]
+
+
 def test_bench_rows_on_a_device_with_a_sync_after_every_timed_run():
     synced = []
     timings = measure({"a": lambda: lambda: 1}, lambda n, r: None, min_runs=3, budget_s=0,

@@ -13,7 +13,10 @@ with "bind", minigrad with the namespace's functions of that list bound into its
 staged minigrad's stubs for them, its reference bytecode for every other graded function);
 without, the engine the namespace defines (autograder.engine_from). It runs each scenario
 in a process forked from that state (so each sees the engine as freshly defined, and a crash
-ends one scenario only). It writes JSON lines
+ends one scenario only), but on CUDA: a process forked after CUDA started cannot use it, and
+the cells may have started it, so a CUDA run observes its scenarios here, one after another,
+each with the engine's once-only warnings forgotten as a fresh process has them (CUDA starts
+once and CuPy compiles each kernel once, too). It writes JSON lines
 to the result pipe: one {"cells": [...], "engine_names": [...]} line, then one
 {"scenario": id, "result": {...}} line per scenario as it completes (a run stopped by the
 wall clock keeps what it finished), then {"done": true}.
@@ -96,12 +99,16 @@ def run_group(request: dict, channel) -> None:
     present = [name for name in ENGINE_NAMES if has_name(engine, name)]
     prepare()  # once, not in every scenario's child
     _send(channel, {"cells": cells, "engine_names": present})
+    fork = request["device"] != "cuda"  # see the module's docstring
     for scenario_id in request["scenarios"]:
+        if not fork:
+            forget_once_only_warnings()
         try:
             result = answer(
                 engine,
                 {"scenario": scenario_id, "module": None, "seed": request["seed"],
                  "device": request["device"], "time_limit": request["scenario_s"]},
+                fork=fork,
             )  # fmt: skip
         except OSError as exc:  # no process left to fork (the student's have them all)
             result = {"status": "error", "observations": [],
@@ -139,11 +146,19 @@ def _run_isolated_group(request: dict, group: dict, channel) -> None:
     run_group({**request, "scenarios": group["scenarios"], "bind": group.get("bind")}, channel)
 
 
+def forget_once_only_warnings() -> None:
+    try:
+        from minigrad import _warnings
+    except ImportError:  # a run without minigrad: the engine keeps its own
+        return
+    _warnings._already.clear()
+
+
 def bound_engine(namespace: dict, bind: dict):
     """minigrad with the namespace's functions of bind["functions"] in its seams, and a report
     of the binding (a function missing or misshapen is the student's error to read)."""
     import minigrad
-    from minigrad import _warnings, seams
+    from minigrad import seams
 
     report = {"id": "bind", "kind": "given", "status": "ok"}
     seams.reset()  # the staged engine, whatever the cells bound
@@ -151,7 +166,7 @@ def bound_engine(namespace: dict, bind: dict):
         seams.use(bind["assignment"], namespace, bind["functions"])
     except Exception as exc:  # noqa: BLE001  (its stubs stay: those scenarios fail, named)
         report.update(status="error", error=_error(exc))
-    _warnings._already.clear()  # once-only warnings: as a fresh process has them
+    forget_once_only_warnings()  # as a fresh process has them
     return unimportable_copy(minigrad, "engine"), report
 
 
