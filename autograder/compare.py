@@ -282,17 +282,21 @@ def without_texts(run: dict) -> dict:
     blanked: exception and warning messages (types and categories kept), what reading an
     attribute raised (its type kept), a stopped run's message, and tensors' reprs. Two such
     copies that compare equal differ, if at all, only in wording."""
-    run = copy.deepcopy(run)
-    for result in run["scenarios"].values():
-        if isinstance(result.get("error"), dict):
-            result["error"]["message"] = ""
-        for observation in result.get("observations", []):
-            if observation.get("raised"):
-                observation["raised"]["message"] = ""
-            for warning in observation.get("warnings", []):
-                warning["message"] = ""
-            observation["value"] = _blank_texts(observation.get("value"))
-    return run
+    return {**run, "scenarios": {sid: wording_removed(r) for sid, r in run["scenarios"].items()}}
+
+
+def wording_removed(result: dict) -> dict:
+    """without_texts for one scenario's result."""
+    result = copy.deepcopy(result)
+    if isinstance(result.get("error"), dict):
+        result["error"]["message"] = ""
+    for observation in result.get("observations", []):
+        if observation.get("raised"):
+            observation["raised"]["message"] = ""
+        for warning in observation.get("warnings", []):
+            warning["message"] = ""
+        observation["value"] = _blank_texts(observation.get("value"))
+    return result
 
 
 def _blank_texts(value):

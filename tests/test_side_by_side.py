@@ -112,3 +112,24 @@ def test_minigrad_agrees_on_a_simple_function():
     except Exception as err:  # any failure means the engine is not there yet
         pytest.skip(f"minigrad is not usable yet: {err!r}")
     assert compare_engines(leaf_and_product).agree
+
+
+def words_it_otherwise(T, record, rng):
+    def refuse():
+        said = "in PyTorch's words" if T.__name__ == "torch" else "in other words"
+        raise RuntimeError(f"refused, {said}")
+
+    record.call("refuse()", refuse)
+
+
+def test_another_releases_wording_is_said_in_a_line_and_behaviour_still_raises(monkeypatch, capsys):
+    """minigrad copies PyTorch 2.13's texts: with another release (a GPU machine's), a lecture
+    goes on past a difference in wording alone, and stops at any other."""
+    with pytest.raises(AssertionError):
+        side_by_side(words_it_otherwise, engine=STAND_IN)
+    monkeypatch.setattr(torch, "__version__", "2.11.0+cu128")
+    side_by_side(words_it_otherwise, engine=STAND_IN)
+    assert "worded differently by PyTorch 2.11.0+cu128" in capsys.readouterr().out
+    for differs_in_behaviour in (doubles_on_other_engines, raises_on_other_engines):
+        with pytest.raises(AssertionError):
+            side_by_side(differs_in_behaviour, engine=STAND_IN)
