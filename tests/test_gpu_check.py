@@ -272,17 +272,17 @@ def test_the_sandbox_probe_says_whether_a_cell_computes_in_a_sealed_cuda_run():
 
 
 # what CUDA does when it starts (an inaccessible reservation of address space, far larger
-# than what it uses), then a real allocation above the sealed child's memory limit
+# than what it uses), then a real allocation above both runs' memory limits
 RESERVE_THEN_ALLOCATE = """
 import mmap
 said = []
 try:
-    mmap.mmap(-1, 8 << 30, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | 0x4000, prot=0)
+    mmap.mmap(-1, 16 << 30, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | 0x4000, prot=0)
     said.append("reserved")
 except OSError:
     said.append("reserve refused")
 try:
-    block = bytearray(1200 << 20)
+    block = bytearray(5 << 30)
     said.append("allocated")
 except MemoryError:
     said.append("MemoryError")

@@ -17,9 +17,11 @@ OPTIONAL = {
     "nbformat": "lectures through a Jupyter kernel (else their cells run without one)",
 }
 # CUDA reserves far more address space than it uses, so a sealed GPU run's child is held by
-# RLIMIT_DATA (1 GiB) rather than the CPU runs' RLIMIT_AS: whether CuPy starts under each
+# RLIMIT_DATA (Limits.gpu_memory_bytes, 4 GiB) rather than the CPU runs' RLIMIT_AS (1 GiB):
+# whether CuPy starts under each
 PROBE_LIMITS = (
     ("data", 1 << 30, "RLIMIT_DATA 1 GiB"),
+    ("data", 4 << 30, "RLIMIT_DATA 4 GiB"),
     ("as", 1 << 30, "RLIMIT_AS 1 GiB"),
     ("as", 4 << 30, "RLIMIT_AS 4 GiB"),
     ("as", 64 << 30, "RLIMIT_AS 64 GiB"),
@@ -92,7 +94,7 @@ def _cupy_version() -> str | None:
 
 def address_space_probes(timeout_s: float = 60) -> dict:
     """Whether CuPy computes in a fresh interpreter under each limit of PROBE_LIMITS (the
-    sealed GPU child's is coursekit.sealed.Limits.memory_bytes as RLIMIT_DATA)."""
+    sealed GPU child's is coursekit.sealed.Limits.gpu_memory_bytes as RLIMIT_DATA)."""
     if not shutil.which("prlimit"):
         return {"status": "not run: prlimit (util-linux) missing"}
     runs = {

@@ -93,7 +93,10 @@ KEEP_OUTPUT = 4096  # bytes of the child's stdout/stderr kept for diagnostics
 class Limits:
     wall_s: float = 60.0  # the whole sealed run: cells and scenarios
     cpu_s: int = 60  # RLIMIT_CPU, per process
-    memory_bytes: int = 1 << 30  # RLIMIT_AS per process (RLIMIT_DATA on a GPU: Sandbox.command)
+    memory_bytes: int = 1 << 30  # RLIMIT_AS, per process
+    # a CUDA run's RLIMIT_DATA instead (Sandbox.command): CUDA's driver and compiler keep
+    # heaps of their own beside the student's arrays
+    gpu_memory_bytes: int = 4 << 30
     processes: int = 32  # RLIMIT_NPROC, for the sandbox uid
     file_bytes: int = 4 << 20  # RLIMIT_FSIZE
     tmp_bytes: int = 8 << 20  # the size of the namespace's /tmp
@@ -444,8 +447,8 @@ class Sandbox:
             # unified addressing), so it cannot start under RLIMIT_AS: a GPU run bounds the
             # memory it can write instead (RLIMIT_DATA: the heap and private writable
             # mappings, where NumPy's arrays live)
-            memory = "--data" if self.gpu else "--as"
-            cmd += ["prlimit", f"--cpu={lim.cpu_s}", f"{memory}={lim.memory_bytes}",
+            memory = f"--data={lim.gpu_memory_bytes}" if self.gpu else f"--as={lim.memory_bytes}"
+            cmd += ["prlimit", f"--cpu={lim.cpu_s}", memory,
                     f"--nproc={nproc}", f"--fsize={lim.file_bytes}", "--nofile=256",
                     "--core=0", "--"]  # fmt: skip
         if state["namespace"] == "active":
