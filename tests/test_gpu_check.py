@@ -353,15 +353,20 @@ def test_a_sealed_cuda_run_observes_its_scenarios_unforked_each_as_if_fresh(monk
         raise AssertionError("a CUDA scenario was run in a forked process")
 
     monkeypatch.setattr(os, "fork", forked)
+    started = []  # CUDA is started before the first scenario's clock runs
+    monkeypatch.setattr(child, "warm_up_cuda", lambda: started.append(len(said_so_far)))
     warns_once = "rebuild.tensor_of_parts_cuts_graph"
     request = {"cells": [], "bind": {"assignment": "rebuilding_tensors", "functions": []},
                "scenarios": [warns_once, warns_once], "seed": SEED, "device": "cuda",
                "cell_s": 5, "scenario_s": 20}  # fmt: skip
     channel = io.BytesIO()
+    said_so_far = []
+    channel.write = lambda data: said_so_far.append(json.loads(data))
     load_catalogue()
     with standin_cuda():
         child.run_group(request, channel)
-    said = [json.loads(line) for line in channel.getvalue().splitlines()]
+    said = said_so_far
+    assert started == [1], "warmed up after the cells' report, before any scenario"
     first, again = (m["result"] for m in said if "scenario" in m)
     assert first["status"] == "ok", first
     assert any(o["warnings"] for o in first["observations"])
