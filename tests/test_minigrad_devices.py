@@ -1,9 +1,11 @@
-"""Device logic of minigrad, on every run, through a stand-in "cuda" backed by NumPy.
+"""Device logic of minigrad, on every run, through a stand-in "cuda" backed by NumPy, and again
+by the strict CuPy stand-in (tests/cupy_standin.py).
 
 CI has no GPU, so the device rules (V1-V5) are checked here against the texts and behaviour
 PyTorch gives on CUDA; the real-GPU runs are the parity suite's cuda cases.
 """
 
+import cupy_standin
 import numpy as np
 import pytest
 
@@ -11,9 +13,9 @@ import minigrad
 from minigrad._device import standin_cuda
 
 
-@pytest.fixture
-def cuda():
-    with standin_cuda():
+@pytest.fixture(params=[np, cupy_standin], ids=["numpy", "strict_cupy"])
+def cuda(request):
+    with standin_cuda(request.param):
         yield
 
 

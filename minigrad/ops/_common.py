@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import _dtypes
 from .. import _messages as msg
+from .._device import CUDA0, xp
 from ..autograd import grad_mode
 from ..tensor import Tensor
 
@@ -259,12 +260,8 @@ def with_number(op, a, number):
 
 
 def array_module(a):
-    """NumPy or CuPy, whichever holds `a`."""
-    if type(a).__module__.startswith("cupy"):
-        import cupy
-
-        return cupy
-    return np
+    """NumPy or CuPy, whichever holds `a` (CuPy as `_device` chose it)."""
+    return np if isinstance(a, np.ndarray | np.generic) else xp(CUDA0)
 
 
 def unbroadcast(g, shape, dtype=None):

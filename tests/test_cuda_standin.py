@@ -1,0 +1,114 @@
+"""minigrad's CUDA path through the strict CuPy stand-in (tests/cupy_standin.py), and the
+stand-in itself held to what CuPy 14 does.
+
+Every catalogue scenario that exists on "cuda" is observed twice with minigrad: "cuda" backed by
+plain NumPy, then by the strict stand-in. A difference is a CuPy-compat bug in minigrad (NumPy
+given a CuPy array, a NumPy array mixed in, a function CuPy lacks) or an inaccuracy of one of
+the two stand-ins; the plain one's known inaccuracies are listed below with why.
+"""
+
+import cupy_standin as cp
+import numpy as np
+import pytest
+
+import minigrad
+from minigrad._device import standin_cuda
+
+pytestmark = pytest.mark.xdist_group("cuda_standin")  # one worker observes the catalogue twice
+
+IMPLICIT = (
+    "Implicit conversion to a NumPy array is not allowed. "
+    "Please use `.get()` to construct a NumPy array explicitly."
+)
+
+# -- the stand-in is CuPy where a CUDA path can trip -------------------------------------------
+
+
+def test_implicit_conversion_to_numpy_is_refused():
+    a = cp.asarray(np.arange(3.0))
+    with pytest.raises(TypeError) as err:
+        np.asarray(a)
+    assert str(err.value) == IMPLICIT
+    with pytest.raises(TypeError, match="Implicit conversion"):
+        np.array([a[0], a[1]])
+    assert isinstance(a.get(), np.ndarray) and isinstance(cp.asnumpy(a), np.ndarray)
+
+
+def test_numpy_arrays_do_not_mix_in_but_numbers_do():
+    a = cp.asarray(np.arange(3.0))
+    for mixed in (
+        lambda: a + np.ones(3),
+        lambda: np.ones(3) * a,
+        lambda: cp.where(a > 1, a, np.zeros(3)),
+    ):
+        with pytest.raises(TypeError, match="Unsupported type <class 'numpy.ndarray'>"):
+            mixed()
+    with pytest.raises(TypeError, match="Unsupported type"):
+        cp.concatenate([a, np.ones(2)])
+    for number in (2, 2.0, np.float32(2), np.int64(2)):
+        assert type(a * number) is cp.ndarray and type(number - a) is cp.ndarray
+    assert (a == np.array(1.0)).tolist() == [False, True, False]  # CuPy compares a 0-d one
+
+
+def test_only_cupys_names_exist():
+    for absent in ("errstate", "insert", "spacing", "object_"):
+        assert not hasattr(cp, absent)
+    with pytest.raises(TypeError, match="no implementation found for 'numpy.insert'"):
+        np.insert(cp.zeros(2), 0, 1.0)
+    assert cp.float32 is np.float32 and cp.finfo is np.finfo  # CuPy re-exports NumPy's own
+    assert type(np.exp(cp.zeros(2))) is cp.ndarray  # NumPy's functions dispatch to CuPy's
+    assert not hasattr(cp.zeros(2), "ctypes") and not hasattr(cp.zeros(2), "__array_interface__")
+
+
+def test_numbers_come_back_as_0d_arrays_and_python_scalars_only_on_request():
+    a = cp.asarray(np.array([1.5, 2.5]))
+    for zero_d in (a.sum(), a[0], a.max(), np.sum(a)):
+        assert type(zero_d) is cp.ndarray and zero_d.shape == ()
+    assert float(a[0]) == 1.5 and a[1].item() == 2.5 and a.tolist() == [1.5, 2.5]
+    assert [type(x) for x in a] == [cp.ndarray, cp.ndarray]
+    with pytest.raises(ValueError, match="can only convert an array of size 1"):
+        a.item()
+    with pytest.raises(TypeError, match="len\\(\\) of unsized object"):
+        len(a[0])
+    with pytest.raises(TypeError):  # no __index__: a CuPy number is no list index
+        [1, 2][cp.asarray(np.array(1))]
+
+
+def test_copies_cross_between_host_and_device():
+    host = np.zeros(2)
+    a = cp.asarray(host)
+    a[0] = 1.0
+    assert host[0] == 0.0
+    back = a.get()
+    back[1] = 5.0
+    assert a.tolist() == [1.0, 0.0]
+
+
+def test_writes_take_numpy_values_only_as_cupy_does():
+    a = cp.zeros(3)
+    with pytest.raises(ValueError, match="non-scalar numpy.ndarray cannot be used for fill"):
+        a[:] = np.ones(3)
+    a[np.array([0, 2])] = np.array([1.0, 2.0])  # an advanced index copies values in
+    a[1] = np.float64(3.0)
+    assert a.tolist() == [1.0, 3.0, 2.0]
+    view = cp.broadcast_to(a[:1], (4,))  # CuPy's views are writable, broadcasts too
+    view[0] = 7.0
+    assert a[0].item() == 7.0
+
+
+def test_ufunc_methods_are_cupys():
+    a = cp.zeros(3, dtype=np.float32)
+    cp.add.at(a, cp.asarray(np.array([0, 0])), 1.0)
+    np.add.at(a, cp.asarray(np.array([1])), 2.0)  # NumPy's ufunc.at dispatches to CuPy's
+    assert a.tolist() == [2.0, 2.0, 0.0]
+    with pytest.raises(TypeError, match="cupy.add.at only supports int32, int64, float16"):
+        cp.add.at(cp.zeros(3, dtype=np.int8), np.array([0]), 1)
+    with pytest.raises(NotImplementedError, match="multiply.at"):
+        cp.multiply.at(a, np.array([0]), 2.0)
+
+
+def test_minigrad_computes_with_the_standin_it_is_given():
+    with standin_cuda(cp):
+        t = minigrad.ones(2, device="cuda")
+        assert type(t._data) is cp.ndarray and type((t * 2).sum()._data) is cp.ndarray
+        assert type(t.cpu()._data) is np.ndarray
