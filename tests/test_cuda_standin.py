@@ -7,19 +7,85 @@ given a CuPy array, a NumPy array mixed in, a function CuPy lacks) or an inaccur
 the two stand-ins; the plain one's known inaccuracies are listed below with why.
 """
 
+from unittest import mock
+
 import cupy_standin as cp
 import numpy as np
 import pytest
 
 import minigrad
+from autograder.compare import compare
+from autograder.observe import observe_scenario
+from autograder.scenarios import select
+from minigrad import _warnings
 from minigrad._device import standin_cuda
 
 pytestmark = pytest.mark.xdist_group("cuda_standin")  # one worker observes the catalogue twice
 
+SEED = 0
 IMPLICIT = (
     "Implicit conversion to a NumPy array is not allowed. "
     "Please use `.get()` to construct a NumPy array explicitly."
 )
+# Plain NumPy arrays cannot say which device they are on, so on the plain stand-in minigrad
+# places a tensor it makes from an array alone (autograd.grad's results, a hook's replacement)
+# on the CPU; a CuPy array (or the strict stand-in's) says cuda, as PyTorch does.
+PLAIN_STANDIN_SAYS_CPU = {
+    "leaf.retain_graph",
+    "values.autograd_grad_names_the_unused_input",
+    "values.autograd_grad_runs_only_what_it_needs",
+    "values.backward_gradient_must_be_tensors",
+    "values.hooks_that_change_the_gradient",
+}
+
+
+def _observe(module) -> dict:
+    """Every cuda scenario, in this process. The fresh_process ones (once-only warnings) would
+    run in a server subprocess that has no stand-in: here they run with minigrad's once-only
+    warnings forgotten, as a fresh process has them."""
+    results = {}
+    with standin_cuda(module):
+        for sc in select(device="cuda"):
+            with mock.patch.object(_warnings, "_already", set()) if sc.fresh_process else _none():
+                results[sc.id] = observe_scenario(minigrad, sc, SEED, "cuda")
+    return {"device": "cuda", "scenarios": results}
+
+
+class _none:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+@pytest.fixture(scope="module")
+def observed():
+    return _observe(np), _observe(cp)
+
+
+def test_every_cuda_scenario_runs_to_its_end_on_both_standins(observed):
+    for run in observed:
+        stopped = {
+            sid: r.get("error") for sid, r in run["scenarios"].items() if r["status"] != "ok"
+        }
+        assert stopped == {}
+    assert len(observed[1]["scenarios"]) == len(select(device="cuda")) > 150
+
+
+def test_the_cuda_path_behaves_on_the_strict_standin_as_on_numpy(observed):
+    differences = {sid: d for sid, d in compare(*observed).items() if d}
+    unexplained = {
+        sid: [d["summary"] for d in diffs]
+        for sid, diffs in differences.items()
+        if sid not in PLAIN_STANDIN_SAYS_CPU
+    }
+    assert unexplained == {}
+    assert set(differences) == PLAIN_STANDIN_SAYS_CPU  # each still differs: the list is current
+    for sid in PLAIN_STANDIN_SAYS_CPU:  # and only where the tensor is
+        for d in differences[sid]:
+            assert "cuda" in d["engine"] and "cuda" not in d["reference"], d["summary"]
+
 
 # -- the stand-in is CuPy where a CUDA path can trip -------------------------------------------
 

@@ -285,5 +285,7 @@ def masked(g, keep):
     return out
 
 
-def _errors_ignored(xp):
-    return xp.errstate(divide="ignore", invalid="ignore")
+def _errors_ignored():
+    """NumPy's division warnings off. CuPy has no errstate (and never warns): NumPy's, whatever
+    module computes."""
+    return np.errstate(divide="ignore", invalid="ignore")
