@@ -87,6 +87,21 @@ def test_the_cuda_path_behaves_on_the_strict_standin_as_on_numpy(observed):
             assert "cuda" in d["engine"] and "cuda" not in d["reference"], d["summary"]
 
 
+@pytest.mark.parametrize("dtype", ["uint8", "bool", "int32", "float16"])
+def test_index_add_on_cuda_gives_the_cpus_values_in_every_dtype(dtype):
+    """CuPy's add.at has no uint8 or bool kernel (CUDA adds those atomically in no type)."""
+
+    def index_add(device):
+        dt = getattr(minigrad, dtype)
+        x = minigrad.tensor([[1, 0], [250, 1]], dtype=dt, device=device)
+        src = minigrad.tensor([[9, 1], [8, 0], [0, 1]], dtype=dt, device=device)
+        index = minigrad.tensor([1, 1, 0], device=device)
+        return x.index_add(0, index, src).cpu().tolist()
+
+    with standin_cuda(cp):
+        assert index_add("cuda") == index_add("cpu")
+
+
 # -- the stand-in is CuPy where a CUDA path can trip -------------------------------------------
 
 

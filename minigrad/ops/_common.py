@@ -264,6 +264,22 @@ def array_module(a):
     return np if isinstance(a, np.ndarray | np.generic) else xp(CUDA0)
 
 
+# The dtypes CuPy's ufunc.at adds in: CUDA's atomic adds (cupy/_core/_routines_indexing.pyx)
+_ATOMIC_ADD = frozenset(map(np.dtype, "int32 int64 uint32 uint64 float16 float32 float64".split()))
+
+
+def add_at(a, index, values):
+    """`np.add.at(a, index, values)` on either module. CuPy's refuses dtypes CUDA cannot add
+    atomically (uint8, bool): those add in int32, cast back as NumPy's would wrap them."""
+    xp = array_module(a)
+    if xp is np or a.dtype in _ATOMIC_ADD:
+        xp.add.at(a, index, values)
+        return
+    wide = a.astype(np.int32)
+    xp.add.at(wide, index, values.astype(np.int32))
+    a[...] = wide.astype(a.dtype)
+
+
 def unbroadcast(g, shape, dtype=None):
     """Sum a broadcast gradient back down to `shape` (and cast it to the input's dtype)."""
     if g.shape != tuple(shape):

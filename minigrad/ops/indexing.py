@@ -16,6 +16,7 @@ from ._common import (
     _SCALARS,
     _checked_scalar,
     _needs_grad,
+    add_at,
     array_module,
     quiet_functions,
     unbroadcast,
@@ -170,7 +171,7 @@ class IndexBackward0(Node):
         xp = array_module(g)
         index = self.unpack()["indices"]
         out = xp.zeros(self.in_shape, dtype=g.dtype)
-        xp.add.at(out, index, g)
+        add_at(out, index, g)
         return (out,)
 
 
@@ -320,7 +321,7 @@ class GatherBackward0(Node):
         xp = array_module(g)
         idx = _at_least_1d(self.unpack()["index"])
         out = xp.zeros(self.shape or (1,), dtype=g.dtype)
-        xp.add.at(out, _along(xp, idx, self.dim), _at_least_1d(g))
+        add_at(out, _along(xp, idx, self.dim), _at_least_1d(g))
         return (out.reshape(self.shape),)
 
 
@@ -480,7 +481,7 @@ def index_add(self, dim, index, source, *, alpha=1):
     alpha = _checked_scalar(alpha, self._dtype)
     result = _at_least_1d(data).copy()
     moved = self._xp.moveaxis(_at_least_1d(src), d, 0)
-    self._xp.add.at(self._xp.moveaxis(result, d, 0), _at_least_1d(idx), moved * alpha)
+    add_at(self._xp.moveaxis(result, d, 0), _at_least_1d(idx), moved * alpha)
     out = Tensor._make(result.reshape(data.shape), self._device, self._dtype)
     if _needs_grad(self, source) and self._dtype.is_floating_point:
         node = IndexAddBackward0((self._edge(), source._edge()), d, alpha, src.shape)
