@@ -102,6 +102,38 @@ def test_index_add_on_cuda_gives_the_cpus_values_in_every_dtype(dtype):
         assert index_add("cuda") == index_add("cpu")
 
 
+JOINING = {
+    "a + s": lambda a, s: a + s,
+    "s * a": lambda a, s: s * a,
+    "a / s": lambda a, s: a / s,
+    "a ** s": lambda a, s: a**s,
+    "s ** a": lambda a, s: s**a,
+    "a % s": lambda a, s: a % s,
+    "where(c, s, a)": lambda a, s: minigrad.where(a > 1, s, a),
+    "where(c0d, a, s)": lambda a, s: minigrad.where(minigrad.tensor(True), a, s),
+    "clamp(min=s)": lambda a, s: a.clamp(min=s),
+    "a.mul_(s)": lambda a, s: (a * 1).mul_(s),
+}
+
+
+@pytest.mark.parametrize("op", JOINING)
+def test_a_0d_cpu_tensor_joins_a_cuda_op_and_its_gradient_goes_home(op):
+    """PyTorch lets a 0-d CPU tensor join a CUDA op; backward computes with it on the GPU and
+    gives its gradient back on the CPU."""
+
+    def run(module):
+        with standin_cuda(module):
+            a = minigrad.tensor([0.5, 1.5, 2.0], device="cuda", requires_grad=True)
+            s = minigrad.tensor(1.25, requires_grad=True)
+            y = JOINING[op](a, s)
+            y.sum().backward()
+            assert y.is_cuda and s.grad.device.type == "cpu"
+            assert type(s.grad._data) is np.ndarray  # host memory, as a CPU tensor's
+            return y.detach().cpu().tolist(), a.grad.cpu().tolist(), s.grad.item()
+
+    assert run(cp) == run(np)
+
+
 # -- the stand-in is CuPy where a CUDA path can trip -------------------------------------------
 
 

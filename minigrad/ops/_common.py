@@ -12,16 +12,29 @@ import numpy as np
 
 from .. import _dtypes
 from .. import _messages as msg
-from .._device import CUDA0, xp
+from .._device import CUDA0, to_device_array, xp
 from ..autograd import grad_mode
+from ..autograd.graph import Saved
 from ..tensor import Tensor
 
 _NO_EDGE = (None, 0)
 _SCALARS = (builtins.int, builtins.float, builtins.bool, np.number, np.bool_)
 
 
-def _meta(x):
-    return (x._data.shape, x._data.dtype)
+def _meta(x, device=None):
+    """(shape, dtype) to reduce an operand's gradient to; and its device where that is not the
+    op's `device` (a 0-d CPU tensor joining a CUDA op), where its gradient goes back."""
+    if device is None or x._device is device or x._device == device:
+        return (x._data.shape, x._data.dtype)
+    return (x._data.shape, x._data.dtype, x._device)
+
+
+def _saved_on(node, device):
+    """The arrays `node` saved, held on the op's `device`: a 0-d CPU tensor that joined a CUDA
+    op is computed with there in backward too (CuPy takes no NumPy array)."""
+    for s in node._saved.values():
+        if isinstance(s, Saved) and s.data.__class__ is np.ndarray and device.type != "cpu":
+            s.data = to_device_array(s.data, device)
 
 
 def _edge(x):
@@ -280,8 +293,9 @@ def add_at(a, index, values):
     a[...] = wide.astype(a.dtype)
 
 
-def unbroadcast(g, shape, dtype=None):
-    """Sum a broadcast gradient back down to `shape` (and cast it to the input's dtype)."""
+def unbroadcast(g, shape, dtype=None, device=None):
+    """Sum a broadcast gradient back down to `shape` (and cast it to the input's dtype, move
+    it to the input's device)."""
     if g.shape != tuple(shape):
         extra = g.ndim - len(shape)
         axes = tuple(range(extra)) + tuple(
@@ -290,7 +304,7 @@ def unbroadcast(g, shape, dtype=None):
         g = g.sum(axis=axes).reshape(shape)
     if dtype is not None and g.dtype != dtype:
         g = g.astype(dtype)
-    return g
+    return g if device is None else to_device_array(g, device)
 
 
 def masked(g, keep):

@@ -209,7 +209,7 @@ class ClampBackward0(Node):
 
     def __init__(self, edges, metas):
         super().__init__(edges)
-        self.metas = metas  # (self, min, max): (shape, dtype), None for an absent bound
+        self.metas = metas  # (self, min, max): _meta's, None for an absent bound
 
     def apply(self, g):
         xp = array_module(g)
@@ -254,7 +254,7 @@ def _clamp_tensors(self, min, max):  # noqa: A002
         data = xp.minimum(data, hi)
     out = Tensor._make(_arr(xp.broadcast_to(data, shape), dtype), self._device)
     if _needs_grad(self, min, max) and dtype.is_floating_point:
-        metas = tuple(None if t is None else _meta(t) for t in (self, min, max))
+        metas = tuple(None if t is None else _meta(t, self._device) for t in (self, min, max))
         node = ClampBackward0((self._edge(), _edge(min), _edge(max)), metas)
         node.save(self=self, min=min, max=max)
         out._grad_fn = node
