@@ -349,13 +349,14 @@ def __getattr__(name):
 def asarray(a, dtype=None, order=None, *, blocking=False):
     if isinstance(a, ndarray):
         return a if dtype is None or a._a.dtype == dtype else a.astype(dtype)
-    return _wrap(np.array(a, dtype=dtype, order=order or "K"))  # a host-to-device copy
+    # a host-to-device copy; sequences may hold this module's arrays, as CuPy's
+    return _wrap(np.array(_unwrap(a, numpy_ok=True), dtype=dtype, order=order or "K"))
 
 
 def array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0, *, blocking=False):
     if isinstance(obj, ndarray) and not copy:
         return asarray(obj, dtype)
-    data = obj._a if isinstance(obj, ndarray) else obj
+    data = _unwrap(obj, numpy_ok=True)
     return _wrap(np.array(data, dtype=dtype, copy=True, order=order, ndmin=ndmin))
 
 

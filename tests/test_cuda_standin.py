@@ -190,6 +190,7 @@ def test_numbers_come_back_as_0d_arrays_and_python_scalars_only_on_request():
 def test_copies_cross_between_host_and_device():
     host = np.zeros(2)
     a = cp.asarray(host)
+    assert cp.asarray([a[0], a[1], 2.0]).tolist() == [0.0, 0.0, 2.0]  # CuPy joins its own
     a[0] = 1.0
     assert host[0] == 0.0
     back = a.get()

@@ -134,3 +134,17 @@ def test_parameter_moved_is_a_plain_non_leaf_tensor(cuda):
     )
     q = minigrad.nn.Parameter(minigrad.ones(3).cuda())
     assert type(q).__name__ == "Parameter" and q.is_leaf and q.is_cuda
+
+
+@pytest.mark.parametrize("write", [False, True], ids=["read", "write"])
+def test_cuda_indices_of_a_cpu_tensor_are_refused_cpu_ones_serve_any_device(cuda, write):
+    x, index = minigrad.arange(3), minigrad.tensor([0, 2], device="cuda")
+    with pytest.raises(RuntimeError) as err:
+        if write:
+            x[index] = 5
+        else:
+            x[index]
+    assert str(err.value) == (
+        "indices should be either on cpu or on the same device as the indexed tensor (cpu)"
+    )
+    assert minigrad.arange(3, device="cuda")[minigrad.tensor([0, 2])].tolist() == [0, 2]

@@ -42,9 +42,10 @@ def _is_basic(index):
     return True
 
 
-def _normalize_index(index):
+def _normalize_index(index, device):
     """The index parts as NumPy understands them, the index tensors among them, and whether the
-    index was a tuple (PyTorch treats a lone int or slice apart; a lone tensor counts as one)."""
+    index was a tuple (PyTorch treats a lone int or slice apart; a lone tensor counts as one).
+    Index tensors are on the CPU or on the indexed tensor's `device`."""
     index = _sequence_as_tuple(index)
     is_tuple = isinstance(index, (tuple, Tensor))
     out, tensors = [], []
@@ -56,6 +57,8 @@ def _normalize_index(index):
                 # PyTorch selects with a 0-d integer tensor as with an int: a view.
                 part = builtins.int(part._data)
             else:
+                if part._device.type != "cpu" and part._device != device:
+                    raise RuntimeError(msg.INDICES_DEVICE.format(device))
                 tensors.append(part)
                 part = part._data
         elif isinstance(part, list):
@@ -176,7 +179,7 @@ class IndexBackward0(Node):
 
 
 def getitem(self, index):
-    parts, index_tensors, is_tuple = _normalize_index(index)
+    parts, index_tensors, is_tuple = _normalize_index(index, self._device)
     _check_index(parts, self._data.shape, is_tuple)
     if _is_basic(parts):
         index = parts + (Ellipsis,) if Ellipsis not in parts else parts
@@ -198,7 +201,7 @@ def setitem(self, index, value):
     if value.__class__ is builtins.int and not -(1 << 63) <= value < (1 << 63):
         raise ValueError(msg.OVERFLOW_LONG_LONG)  # read as a C long long first
     value = _checked_scalar(value, self._dtype, half=False)
-    parts, _, is_tuple = _normalize_index(index)
+    parts, _, is_tuple = _normalize_index(index, self._device)
     _check_index(parts, self._data.shape, is_tuple)
     if _selects_whole(parts, self._data.shape):
         _copy_to(self, value)
