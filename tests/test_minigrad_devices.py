@@ -148,3 +148,20 @@ def test_cuda_indices_of_a_cpu_tensor_are_refused_cpu_ones_serve_any_device(cuda
         "indices should be either on cpu or on the same device as the indexed tensor (cpu)"
     )
     assert minigrad.arange(3, device="cuda")[minigrad.tensor([0, 2])].tolist() == [0, 2]
+
+
+def test_mse_loss_takes_devices_as_an_elementwise_kernel(cuda):
+    mse = minigrad.nn.functional.mse_loss
+    with pytest.raises(RuntimeError) as err:
+        mse(minigrad.ones(3, device="cuda"), minigrad.ones(3))
+    assert str(err.value) == (
+        "Expected all tensors to be on the same device, but found at least two devices, "
+        "cuda:0 and cpu!"
+    )
+    x = minigrad.tensor(2.0, device="cuda", requires_grad=True)
+    target = minigrad.tensor(0.5, requires_grad=True)  # a 0-d CPU tensor joins
+    loss = mse(x, target)
+    loss.backward()
+    assert loss.is_cuda and x.grad.is_cuda and target.grad.device.type == "cpu"
+    assert (x.grad.item(), target.grad.item()) == (3.0, -3.0)
+    assert isinstance(target.grad.numpy(), np.ndarray)
