@@ -23,6 +23,7 @@ modelled: using one raises NotImplementedError.
 import functools
 import sys
 import types
+import warnings
 
 import numpy as np
 from numpy.lib.mixins import NDArrayOperatorsMixin
@@ -94,6 +95,7 @@ _IMPLICIT = (
     "Please use `.get()` to construct a NumPy array explicitly."
 )
 _SCALAR_TYPES = (bool, int, float, complex, np.generic)  # what CuPy's kernels take as scalars
+_UFUNC_METHODS = {"__call__", "outer", "at", "reduce", "accumulate"}  # those CuPy dispatches
 _COMPARISONS = {"greater", "greater_equal", "less", "less_equal", "equal", "not_equal"}
 # NumPy arrays pass here as CuPy lets them: conversions and dtype queries
 _TAKES_NUMPY = {"array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray"}
@@ -171,12 +173,21 @@ class ndarray(NDArrayOperatorsMixin):  # noqa: N801 - CuPy's name
         return (self[i] for i in range(len(self._a)))
 
     def __bool__(self):
+        if self._a.size == 0:
+            warnings.warn(
+                "The truth value of an empty array is ambiguous. Returning False, but in future "
+                "this will result in an error. Use `array.size > 0` to check that an array is "
+                "not empty.",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            return False
         if self._a.size > 1:
             raise ValueError(
                 "The truth value of an array with more than one element is ambiguous. "
                 "Use a.any() or a.all()"
             )
-        return bool(self._a.size and self._a.reshape(()).item())
+        return bool(self._a.reshape(()).item())
 
     def __int__(self):
         return int(self.get())
@@ -206,13 +217,7 @@ class ndarray(NDArrayOperatorsMixin):  # noqa: N801 - CuPy's name
         # CuPy's: its own ufunc of that name, operands it knows, 0-d NumPy arrays compared as
         # numbers; NumPy arrays reach the ufunc, which refuses them
         name = ufunc.__name__
-        if name not in _CUPYS_OWN or method not in (
-            "__call__",
-            "outer",
-            "at",
-            "reduce",
-            "accumulate",
-        ):
+        if name not in _CUPYS_OWN or method not in _UFUNC_METHODS:
             return NotImplemented
         if "out" in kwargs:
             (kwargs["out"],) = kwargs["out"]
@@ -361,7 +366,7 @@ def array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0, *, blocki
 
 
 def broadcast_to(array, shape):
-    """Writable where its source is, as CuPy's views all are (NumPy's broadcast is read-only)."""
+    """A writable view, as all CuPy's views are (NumPy's broadcast is read-only)."""
     a = _unwrap(array)
     view = np.broadcast_to(a, shape)
     return _wrap(np.lib.stride_tricks.as_strided(a, view.shape, view.strides, writeable=True))
