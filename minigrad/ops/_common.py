@@ -32,8 +32,10 @@ def _meta(x, device=None):
 def _saved_on(node, device):
     """The arrays `node` saved, held on the op's `device`: a 0-d CPU tensor that joined a CUDA
     op is computed with there in backward too (CuPy takes no NumPy array)."""
+    if device.type == "cpu":
+        return
     for s in node._saved.values():
-        if isinstance(s, Saved) and s.data.__class__ is np.ndarray and device.type != "cpu":
+        if isinstance(s, Saved) and s.data.__class__ is np.ndarray:
             s.data = to_device_array(s.data, device)
 
 
@@ -284,12 +286,12 @@ _ATOMIC_ADD = frozenset(map(np.dtype, "int32 int64 uint32 uint64 float16 float32
 def add_at(a, index, values):
     """`np.add.at(a, index, values)` on either module. CuPy's refuses dtypes CUDA cannot add
     atomically (uint8, bool): those add in int32, cast back as NumPy's would wrap them."""
-    xp = array_module(a)
-    if xp is np or a.dtype in _ATOMIC_ADD:
-        xp.add.at(a, index, values)
+    module = array_module(a)
+    if module is np or a.dtype in _ATOMIC_ADD:
+        module.add.at(a, index, values)
         return
     wide = a.astype(np.int32)
-    xp.add.at(wide, index, values.astype(np.int32))
+    module.add.at(wide, index, values.astype(np.int32))
     a[...] = wide.astype(a.dtype)
 
 
