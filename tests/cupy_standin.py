@@ -84,7 +84,7 @@ _CUPYS_OWN = frozenset(
 _NDARRAY_NAMES = frozenset(
     """
     T all any argmax argmin argpartition argsort astype base byteswap choose clip compress conj
-    conjugate copy cumprod cumsum device diagonal dot dtype dump dumps fill flags flat flatten
+    conjugate copy cumprod cumsum device diagonal dot dtype dump dumps fill flat flatten
     imag item itemsize mT max mean min nbytes ndim nonzero partition prod put ravel real repeat
     reshape round searchsorted shape size sort squeeze std strides sum swapaxes take tobytes
     tofile tolist trace transpose var view
@@ -133,6 +133,13 @@ class ndarray(NDArrayOperatorsMixin):  # noqa: N801 - CuPy's name
     @property
     def device(self):
         return cuda.Device()
+
+    @property
+    def flags(self):  # CuPy's Flags: no `writeable` (device arrays are all writable)
+        f = self._a.flags
+        return types.SimpleNamespace(
+            c_contiguous=f.c_contiguous, f_contiguous=f.f_contiguous, owndata=f.owndata
+        )
 
     @property
     def data(self):  # CuPy's MemoryPointer, as far as its device address goes

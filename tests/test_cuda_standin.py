@@ -171,6 +171,7 @@ def test_only_cupys_names_exist():
     assert cp.float32 is np.float32 and cp.finfo is np.finfo  # CuPy re-exports NumPy's own
     assert type(np.exp(cp.zeros(2))) is cp.ndarray  # NumPy's functions dispatch to CuPy's
     assert not hasattr(cp.zeros(2), "ctypes") and not hasattr(cp.zeros(2), "__array_interface__")
+    assert cp.zeros(2).flags.c_contiguous and not hasattr(cp.zeros(2).flags, "writeable")
 
 
 def test_numbers_come_back_as_0d_arrays_and_python_scalars_only_on_request():
