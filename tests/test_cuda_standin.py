@@ -7,6 +7,7 @@ given a CuPy array, a NumPy array mixed in, a function CuPy lacks) or an inaccur
 the two stand-ins; the plain one's known inaccuracies are listed below with why.
 """
 
+from contextlib import nullcontext
 from unittest import mock
 
 import cupy_standin as cp
@@ -46,17 +47,13 @@ def _observe(module) -> dict:
     results = {}
     with standin_cuda(module):
         for sc in select(device="cuda"):
-            with mock.patch.object(_warnings, "_already", set()) if sc.fresh_process else _none():
+            with (
+                mock.patch.object(_warnings, "_already", set())
+                if sc.fresh_process
+                else nullcontext()
+            ):
                 results[sc.id] = observe_scenario(minigrad, sc, SEED, "cuda")
     return {"device": "cuda", "scenarios": results}
-
-
-class _none:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
 
 
 @pytest.fixture(scope="module")
