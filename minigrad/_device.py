@@ -1,8 +1,9 @@
 """Devices and the one array-module lookup: every op asks `xp(device)` for NumPy or CuPy.
 
 "cpu" is NumPy. "cuda" is CuPy when CuPy sees a GPU. Tests can enable a stand-in "cuda"
-backed by NumPy (`standin_cuda()`), so the device logic (copies, leaves, mismatch errors,
-`numpy()` refusing) is exercised on machines without a GPU; nothing else enables it.
+backed by NumPy or by a strict CuPy look-alike (`standin_cuda()`), so the device logic
+(copies, leaves, mismatch errors, `numpy()` refusing) and the CUDA path's use of CuPy are
+exercised on machines without a GPU; nothing else enables it.
 """
 
 import contextlib
@@ -14,7 +15,7 @@ from . import _messages as msg
 from ._cnames import CName
 
 _DEVICE_STRING = re.compile(r"([a-zA-Z_]+)(?::([1-9][0-9]*|0))?")
-_standin_enabled = False
+_standin = None  # the array module of the stand-in "cuda", while tests enable one
 _cupy = None
 _cupy_checked = False
 
@@ -82,7 +83,7 @@ def _load_cupy():
 
 
 def cuda_is_available():
-    return _standin_enabled or _load_cupy() is not None
+    return _standin is not None or _load_cupy() is not None
 
 
 def canonical(dev):
@@ -103,9 +104,9 @@ def canonical(dev):
 
 def xp(dev):
     """The array module (NumPy or CuPy) that holds tensors on `dev`."""
-    if dev.type == "cpu" or _standin_enabled:
+    if dev.type == "cpu":
         return np
-    return _load_cupy()
+    return _load_cupy() if _standin is None else _standin
 
 
 def to_device_array(arr, dev):
@@ -117,12 +118,13 @@ def to_device_array(arr, dev):
 
 
 @contextlib.contextmanager
-def standin_cuda():
-    """Tests only: pretend "cuda" exists, backed by NumPy."""
-    global _standin_enabled
-    previous = _standin_enabled
-    _standin_enabled = True
+def standin_cuda(module=np):
+    """Tests only: pretend "cuda" exists, its arrays held by `module`: NumPy, or a module that
+    behaves like CuPy (tests/cupy_standin.py)."""
+    global _standin
+    previous = _standin
+    _standin = module
     try:
         yield
     finally:
-        _standin_enabled = previous
+        _standin = previous

@@ -425,6 +425,7 @@ INDEX_0D = (
 SLICE_0D = "slice() cannot be applied to a 0-dim tensor."
 NEGATIVE_STEP = "step must be greater than zero"
 INDEX_TENSOR_DTYPE = "tensors used as indices must be long, int, byte or bool tensors"
+INDICES_DEVICE = "indices should be either on cpu or on the same device as the indexed tensor ({})"
 
 
 def invalid_index_type(name):

@@ -791,7 +791,7 @@ BUGS = {
     "gather_gradient_overwrites_repeats": Bug(
         "N5",
         "ops/indexing.py",
-        "        xp.add.at(out, _along(xp, idx, self.dim), _at_least_1d(g))\n",
+        "        add_at(out, _along(xp, idx, self.dim), _at_least_1d(g))\n",
         "        out[_along(xp, idx, self.dim)] = _at_least_1d(g)\n",
         "gather's gradient keeps one contribution of an index picked twice instead of their sum.",
     ),

@@ -1,9 +1,11 @@
-"""Device logic of minigrad, on every run, through a stand-in "cuda" backed by NumPy.
+"""Device logic of minigrad, on every run, through a stand-in "cuda" backed by NumPy, and again
+by the strict CuPy stand-in (tests/cupy_standin.py).
 
 CI has no GPU, so the device rules (V1-V5) are checked here against the texts and behaviour
 PyTorch gives on CUDA; the real-GPU runs are the parity suite's cuda cases.
 """
 
+import cupy_standin
 import numpy as np
 import pytest
 
@@ -11,9 +13,9 @@ import minigrad
 from minigrad._device import standin_cuda
 
 
-@pytest.fixture
-def cuda():
-    with standin_cuda():
+@pytest.fixture(params=[np, cupy_standin], ids=["numpy", "strict_cupy"])
+def cuda(request):
+    with standin_cuda(request.param):
         yield
 
 
@@ -132,3 +134,34 @@ def test_parameter_moved_is_a_plain_non_leaf_tensor(cuda):
     )
     q = minigrad.nn.Parameter(minigrad.ones(3).cuda())
     assert type(q).__name__ == "Parameter" and q.is_leaf and q.is_cuda
+
+
+@pytest.mark.parametrize("write", [False, True], ids=["read", "write"])
+def test_cuda_indices_of_a_cpu_tensor_are_refused_cpu_ones_serve_any_device(cuda, write):
+    x, index = minigrad.arange(3), minigrad.tensor([0, 2], device="cuda")
+    with pytest.raises(RuntimeError) as err:
+        if write:
+            x[index] = 5
+        else:
+            x[index]
+    assert str(err.value) == (
+        "indices should be either on cpu or on the same device as the indexed tensor (cpu)"
+    )
+    assert minigrad.arange(3, device="cuda")[minigrad.tensor([0, 2])].tolist() == [0, 2]
+
+
+def test_mse_loss_takes_devices_as_an_elementwise_kernel(cuda):
+    mse = minigrad.nn.functional.mse_loss
+    with pytest.raises(RuntimeError) as err:
+        mse(minigrad.ones(3, device="cuda"), minigrad.ones(3))
+    assert str(err.value) == (
+        "Expected all tensors to be on the same device, but found at least two devices, "
+        "cuda:0 and cpu!"
+    )
+    x = minigrad.tensor(2.0, device="cuda", requires_grad=True)
+    target = minigrad.tensor(0.5, requires_grad=True)  # a 0-d CPU tensor joins
+    loss = mse(x, target)
+    loss.backward()
+    assert loss.is_cuda and x.grad.is_cuda and target.grad.device.type == "cpu"
+    assert (x.grad.item(), target.grad.item()) == (3.0, -3.0)
+    assert isinstance(target.grad.numpy(), np.ndarray)

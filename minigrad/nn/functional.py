@@ -12,9 +12,12 @@ from ..ops import arithmetic, linalg, reductions, unary, views
 from ..ops import inplace as in_place  # `inplace` is F.relu's argument
 from ..ops._common import (
     _arr,
+    _as_operand,
     _check_broadcast,
+    _check_devices,
     _meta,
     _needs_grad,
+    _saved_on,
     array_module,
     quiet_functions,
     unbroadcast,
@@ -303,9 +306,10 @@ def _broadcast_pair(a, b):
 
 
 class MseLossBackward0(Node):
-    def __init__(self, edges, reduction):
+    def __init__(self, edges, reduction, metas):
         super().__init__(edges)
         self.reduction = reduction
+        self.metas = metas  # _meta's of self and target: each gradient's dtype and device
 
     def apply(self, g):
         s = self.unpack()
@@ -314,9 +318,9 @@ class MseLossBackward0(Node):
         scale = 2.0 / a.size if self.reduction == "mean" else 2.0
         ga = gb = None
         if self._next_nodes[0] is not None:
-            ga = (g * scale * (a_ - b_)).astype(a.dtype, copy=False)
+            ga = unbroadcast(g * scale * (a_ - b_), *self.metas[0])
         if self._next_nodes[1] is not None:  # (b - a), not -(a - b): 0., not -0.
-            gb = (g * scale * (b_ - a_)).astype(b.dtype, copy=False)
+            gb = unbroadcast(g * scale * (b_ - a_), *self.metas[1])
         return ga, gb
 
 
@@ -330,13 +334,16 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     if not dtype.is_floating_point:
         name = _dtypes.SCALAR_TYPE_NAME[dtype]
         raise NotImplementedError(f"\"mse_{input._device.type}\" not implemented for '{name}'")
-    diff = input._data.astype(dtype.np, copy=False) - target._data.astype(dtype.np, copy=False)
+    device = _check_devices(input, target)  # an elementwise kernel's rule: a 0-d CPU one joins
+    diff = _as_operand(input, dtype, device) - _as_operand(target, dtype, device)
     sq = diff * diff
     data = sq.mean() if reduction == "mean" else sq.sum() if reduction == "sum" else sq
-    out = Tensor._make(_arr(data, dtype), input._device)
+    out = Tensor._make(_arr(data, dtype), device)
     if _needs_grad(input, target):
-        node = MseLossBackward0((input._edge(), target._edge()), reduction)
+        metas = (_meta(input, device), _meta(target, device))
+        node = MseLossBackward0((input._edge(), target._edge()), reduction, metas)
         node.save(self=input, target=target)
+        _saved_on(node, device)
         out._grad_fn = node
     return out
 

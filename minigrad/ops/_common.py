@@ -12,15 +12,31 @@ import numpy as np
 
 from .. import _dtypes
 from .. import _messages as msg
+from .._device import CUDA0, to_device_array, xp
 from ..autograd import grad_mode
+from ..autograd.graph import Saved
 from ..tensor import Tensor
 
 _NO_EDGE = (None, 0)
 _SCALARS = (builtins.int, builtins.float, builtins.bool, np.number, np.bool_)
 
 
-def _meta(x):
-    return (x._data.shape, x._data.dtype)
+def _meta(x, device=None):
+    """(shape, dtype) to reduce an operand's gradient to; and its device where that is not the
+    op's `device` (a 0-d CPU tensor joining a CUDA op), where its gradient goes back."""
+    if device is None or x._device is device or x._device == device:
+        return (x._data.shape, x._data.dtype)
+    return (x._data.shape, x._data.dtype, x._device)
+
+
+def _saved_on(node, device):
+    """The arrays `node` saved, held on the op's `device`: a 0-d CPU tensor that joined a CUDA
+    op is computed with there in backward too (CuPy takes no NumPy array)."""
+    if device.type == "cpu":
+        return
+    for s in node._saved.values():
+        if isinstance(s, Saved) and s.data.__class__ is np.ndarray:
+            s.data = to_device_array(s.data, device)
 
 
 def _edge(x):
@@ -259,16 +275,29 @@ def with_number(op, a, number):
 
 
 def array_module(a):
-    """NumPy or CuPy, whichever holds `a`."""
-    if type(a).__module__.startswith("cupy"):
-        import cupy
-
-        return cupy
-    return np
+    """NumPy or CuPy, whichever holds `a` (CuPy as `_device` chose it)."""
+    return np if isinstance(a, np.ndarray | np.generic) else xp(CUDA0)
 
 
-def unbroadcast(g, shape, dtype=None):
-    """Sum a broadcast gradient back down to `shape` (and cast it to the input's dtype)."""
+# The dtypes CuPy's ufunc.at adds in: CUDA's atomic adds (cupy/_core/_routines_indexing.pyx)
+_ATOMIC_ADD = frozenset(map(np.dtype, "int32 int64 uint32 uint64 float16 float32 float64".split()))
+
+
+def add_at(a, index, values):
+    """`np.add.at(a, index, values)` on either module. CuPy's refuses dtypes CUDA cannot add
+    atomically (uint8, bool): those add in int32, cast back as NumPy's would wrap them."""
+    module = array_module(a)
+    if module is np or a.dtype in _ATOMIC_ADD:
+        module.add.at(a, index, values)
+        return
+    wide = a.astype(np.int32)
+    module.add.at(wide, index, values.astype(np.int32))
+    a[...] = wide.astype(a.dtype)
+
+
+def unbroadcast(g, shape, dtype=None, device=None):
+    """Sum a broadcast gradient back down to `shape` (and cast it to the input's dtype, move
+    it to the input's device)."""
     if g.shape != tuple(shape):
         extra = g.ndim - len(shape)
         axes = tuple(range(extra)) + tuple(
@@ -277,7 +306,7 @@ def unbroadcast(g, shape, dtype=None):
         g = g.sum(axis=axes).reshape(shape)
     if dtype is not None and g.dtype != dtype:
         g = g.astype(dtype)
-    return g
+    return g if device is None else to_device_array(g, device)
 
 
 def masked(g, keep):
@@ -288,5 +317,7 @@ def masked(g, keep):
     return out
 
 
-def _errors_ignored(xp):
-    return xp.errstate(divide="ignore", invalid="ignore")
+def _errors_ignored():
+    """NumPy's division warnings off. CuPy has no errstate (and never warns): NumPy's, whatever
+    module computes."""
+    return np.errstate(divide="ignore", invalid="ignore")

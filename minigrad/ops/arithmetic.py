@@ -23,6 +23,7 @@ from ._common import (
     _meta,
     _needs_grad,
     _prepare,
+    _saved_on,
     _unary,
     array_module,
     quiet_functions,
@@ -59,12 +60,13 @@ def _binary(node_cls, a, b, data, dtype, device, save=None, **kw):
         return Tensor._make(data, device, dtype)
     node = node_cls(
         (_edge(a), _edge(b)),
-        _meta(a) if isinstance(a, Tensor) else None,
-        _meta(b) if isinstance(b, Tensor) else None,
+        _meta(a, device) if isinstance(a, Tensor) else None,
+        _meta(b, device) if isinstance(b, Tensor) else None,
         **kw,
     )
     if save:
         node.save(**save)
+        _saved_on(node, device)
     out = Tensor._make(data, device, dtype)
     out._grad_fn = node
     return out
@@ -102,10 +104,9 @@ def _reduced(g, node, meta):
     operand takes no gradient). Inputs of matching shape and dtype, the common case, pass."""
     if node is None or g is None:
         return None
-    shape, dtype = meta
-    if g.shape == shape and g.dtype == dtype:
+    if g.shape == meta[0] and g.dtype == meta[1] and len(meta) == 2:
         return g
-    return unbroadcast(g, shape, dtype)
+    return unbroadcast(g, *meta)
 
 
 class _Binary(Node):
@@ -348,7 +349,7 @@ class PowBackward1(_Binary):
             ga = g * e * xp.where(e == 0, 1.0, x ** (e - 1)).astype(g.dtype, copy=False)
             ga = xp.where(e == 0, 0.0, ga).astype(g.dtype, copy=False)
         if self._next_nodes[1] is not None:
-            with _errors_ignored(xp):
+            with _errors_ignored():
                 gb = g * xp.where((x == 0) & (e >= 0), 0.0, result * xp.log(x))
             gb = gb.astype(g.dtype, copy=False)
         return self._out(ga, gb)
@@ -359,9 +360,9 @@ def pow(self, exponent):  # noqa: A001 - PyTorch's name
         p = _prepare(self, exponent)
         dtype, device, a, b = p
         data = _arr(_power(a, b, dtype), dtype)
-        out = _binary(PowBackward1, self, exponent, data, dtype, device)
+        save = {"self": self, "exponent": exponent}
+        out = _binary(PowBackward1, self, exponent, data, dtype, device, save=save)
         if out._grad_fn is not None:
-            out._grad_fn.save(self=self, exponent=exponent)
             out._grad_fn.save_output("result", out)
         return out
     checked = exponent
@@ -400,7 +401,7 @@ class PowBackward2(Node):
         base, result = self.base, s["result"]
         if base == 0:
             # PyTorch: no gradient where exponent >= 0, else result * log(0) (-inf or nan)
-            with _errors_ignored(xp):
+            with _errors_ignored():
                 d = xp.where(s["exponent"] >= 0, 0.0, result * -math.inf)
             return ((g * d).astype(g.dtype, copy=False),)
         log_base = math.log(base) if base > 0 else math.nan
@@ -469,7 +470,7 @@ def _floor_op(ufunc, reflected=False):
         out = Tensor._make(_arr(values, dtype), device, dtype)
         if dtype.is_floating_point and _needs_grad(self, other):
             first, second = (other, self) if reflected else (self, other)
-            out._grad_fn = _floor_node(ufunc, first, second)
+            out._grad_fn = _floor_node(ufunc, first, second, device)
         return out
 
     return op
@@ -527,16 +528,17 @@ class NoDerivative(Node):
 NoDerivative.__name__ = NoDerivative.__qualname__ = "NotImplemented"
 
 
-def _floor_node(ufunc, a, b):
+def _floor_node(ufunc, a, b, device):
     """Only `tensor % tensor` (RemainderBackward1) and `tensor % number` (RemainderBackward0)
     have a derivative in PyTorch; `//` and `number % tensor` record a NotImplemented node with
     edges to the inputs that require grad, which fails when backward reaches it."""
     if ufunc is np.remainder and isinstance(a, Tensor):
         if not isinstance(b, Tensor):
             return RemainderBackward0((a._edge(),))
-        node = RemainderBackward1((_edge(a), _edge(b)), _meta(a), _meta(b))
+        node = RemainderBackward1((_edge(a), _edge(b)), _meta(a, device), _meta(b, device))
         if b.requires_grad:
             node.save(self=a, other=b)
+            _saved_on(node, device)
         return node
     edges = [x._edge() for x in (a, b) if isinstance(x, Tensor) and x.requires_grad]
     return NoDerivative(edges, "remainder" if ufunc is np.remainder else "floor_divide")

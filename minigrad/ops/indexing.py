@@ -16,6 +16,7 @@ from ._common import (
     _SCALARS,
     _checked_scalar,
     _needs_grad,
+    add_at,
     array_module,
     quiet_functions,
     unbroadcast,
@@ -41,9 +42,10 @@ def _is_basic(index):
     return True
 
 
-def _normalize_index(index):
+def _normalize_index(index, device):
     """The index parts as NumPy understands them, the index tensors among them, and whether the
-    index was a tuple (PyTorch treats a lone int or slice apart; a lone tensor counts as one)."""
+    index was a tuple (PyTorch treats a lone int or slice apart; a lone tensor counts as one).
+    Index tensors are on the CPU or on the indexed tensor's `device`."""
     index = _sequence_as_tuple(index)
     is_tuple = isinstance(index, (tuple, Tensor))
     out, tensors = [], []
@@ -55,6 +57,8 @@ def _normalize_index(index):
                 # PyTorch selects with a 0-d integer tensor as with an int: a view.
                 part = builtins.int(part._data)
             else:
+                if part._device.type != "cpu" and part._device != device:
+                    raise RuntimeError(msg.INDICES_DEVICE.format(device))
                 tensors.append(part)
                 part = part._data
         elif isinstance(part, list):
@@ -170,12 +174,12 @@ class IndexBackward0(Node):
         xp = array_module(g)
         index = self.unpack()["indices"]
         out = xp.zeros(self.in_shape, dtype=g.dtype)
-        xp.add.at(out, index, g)
+        add_at(out, index, g)
         return (out,)
 
 
 def getitem(self, index):
-    parts, index_tensors, is_tuple = _normalize_index(index)
+    parts, index_tensors, is_tuple = _normalize_index(index, self._device)
     _check_index(parts, self._data.shape, is_tuple)
     if _is_basic(parts):
         index = parts + (Ellipsis,) if Ellipsis not in parts else parts
@@ -197,7 +201,7 @@ def setitem(self, index, value):
     if value.__class__ is builtins.int and not -(1 << 63) <= value < (1 << 63):
         raise ValueError(msg.OVERFLOW_LONG_LONG)  # read as a C long long first
     value = _checked_scalar(value, self._dtype, half=False)
-    parts, _, is_tuple = _normalize_index(index)
+    parts, _, is_tuple = _normalize_index(index, self._device)
     _check_index(parts, self._data.shape, is_tuple)
     if _selects_whole(parts, self._data.shape):
         _copy_to(self, value)
@@ -320,7 +324,7 @@ class GatherBackward0(Node):
         xp = array_module(g)
         idx = _at_least_1d(self.unpack()["index"])
         out = xp.zeros(self.shape or (1,), dtype=g.dtype)
-        xp.add.at(out, _along(xp, idx, self.dim), _at_least_1d(g))
+        add_at(out, _along(xp, idx, self.dim), _at_least_1d(g))
         return (out.reshape(self.shape),)
 
 
@@ -480,7 +484,7 @@ def index_add(self, dim, index, source, *, alpha=1):
     alpha = _checked_scalar(alpha, self._dtype)
     result = _at_least_1d(data).copy()
     moved = self._xp.moveaxis(_at_least_1d(src), d, 0)
-    self._xp.add.at(self._xp.moveaxis(result, d, 0), _at_least_1d(idx), moved * alpha)
+    add_at(self._xp.moveaxis(result, d, 0), _at_least_1d(idx), moved * alpha)
     out = Tensor._make(result.reshape(data.shape), self._device, self._dtype)
     if _needs_grad(self, source) and self._dtype.is_floating_point:
         node = IndexAddBackward0((self._edge(), source._edge()), d, alpha, src.shape)

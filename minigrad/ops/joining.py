@@ -10,11 +10,13 @@ from ..tensor import Tensor
 from ._common import (
     _arr,
     _as_operand,
+    _check_devices,
     _checked_scalar,
     _edge,
     _meta,
     _needs_grad,
     _refuse_uint64_with_bool,
+    _saved_on,
     array_module,
     quiet_functions,
     unbroadcast,
@@ -108,9 +110,10 @@ def where(condition, input=_ONLY_CONDITION, other=_ONLY_CONDITION):  # noqa: A00
         raise RuntimeError(msg.where_condition(_dtypes.SCALAR_TYPE_NAME[condition._dtype]))
     # Python (or NumPy) numbers on either side promote as in a binary op; with two numbers
     # the result takes the default dtype of their category, on the condition's device.
-    ref = input if isinstance(input, Tensor) else other
-    if not isinstance(ref, Tensor):
-        ref = condition
+    ref = condition  # the tensor whose device the result takes (a 0-d CPU one joins others)
+    for t in (input, other):
+        if isinstance(t, Tensor) and _check_devices(ref, t) is not ref._device:
+            ref = t
     for t in (input, other):
         if isinstance(t, Tensor):
             _refuse_uint64_with_bool(t._dtype, other if t is input else input)
@@ -118,16 +121,17 @@ def where(condition, input=_ONLY_CONDITION, other=_ONLY_CONDITION):  # noqa: A00
     input, other = (_checked_scalar(x, dtype, half=False) for x in (input, other))
     a = _as_operand(input, dtype, ref._device)
     b = _as_operand(other, dtype, ref._device)
-    cond = condition._data
+    cond = _as_operand(condition, _dtypes.bool, ref._device)
     data = _arr(ref._xp.where(cond, a, b), dtype)
     out = Tensor._make(data, ref._device, dtype)
     if _needs_grad(input, other) and dtype.is_floating_point:
         node = WhereBackward0(
             (_edge(input), _edge(other)),
-            _meta(input) if isinstance(input, Tensor) else None,
-            _meta(other) if isinstance(other, Tensor) else None,
+            _meta(input, ref._device) if isinstance(input, Tensor) else None,
+            _meta(other, ref._device) if isinstance(other, Tensor) else None,
         )
         node.save(condition=condition)
+        _saved_on(node, ref._device)
         out._grad_fn = node
     return out
 

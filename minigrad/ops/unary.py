@@ -92,7 +92,7 @@ class SqrtBackward0(_ElementwiseFloat):
         return xp.sqrt(x)
 
     def apply(self, g):
-        with _errors_ignored(array_module(g)):
+        with _errors_ignored():
             return (g / (2 * self.unpack()["result"]),)
 
 
@@ -209,7 +209,7 @@ class ClampBackward0(Node):
 
     def __init__(self, edges, metas):
         super().__init__(edges)
-        self.metas = metas  # (self, min, max): (shape, dtype), None for an absent bound
+        self.metas = metas  # (self, min, max): _meta's, None for an absent bound
 
     def apply(self, g):
         xp = array_module(g)
@@ -254,7 +254,7 @@ def _clamp_tensors(self, min, max):  # noqa: A002
         data = xp.minimum(data, hi)
     out = Tensor._make(_arr(xp.broadcast_to(data, shape), dtype), self._device)
     if _needs_grad(self, min, max) and dtype.is_floating_point:
-        metas = tuple(None if t is None else _meta(t) for t in (self, min, max))
+        metas = tuple(None if t is None else _meta(t, self._device) for t in (self, min, max))
         node = ClampBackward0((self._edge(), _edge(min), _edge(max)), metas)
         node.save(self=self, min=min, max=max)
         out._grad_fn = node
@@ -318,7 +318,7 @@ class SoftplusBackward0(Node):
         xp = array_module(g)
         x = opmath(self.unpack()["self"])
         z = x * self.beta
-        with _errors_ignored(xp):
+        with _errors_ignored():
             sig = 1 / (1 + xp.exp(-z))
         return ((opmath(g) * xp.where(z > self.threshold, 1.0, sig)).astype(g.dtype, copy=False),)
 

@@ -13,7 +13,7 @@ from .._warnings import warn
 from ..autograd import grad_mode
 from ..autograd.graph import Node
 from ..tensor import Tensor
-from ._common import _needs_grad, array_module, quiet_functions, unbroadcast
+from ._common import _needs_grad, add_at, array_module, quiet_functions, unbroadcast
 from .linalg import UnsafeViewBackward0
 
 
@@ -420,7 +420,7 @@ def _scatter_into_view(view_fn, in_shape, g):
         region[...] = g
         return out
     positions = view_fn(xp.arange(out.size).reshape(in_shape))
-    xp.add.at(out.reshape(-1), positions.reshape(-1), g.reshape(-1))
+    add_at(out.reshape(-1), positions.reshape(-1), g.reshape(-1))
     return out
 
 
