@@ -307,3 +307,33 @@ def cuda_version_error_names_cuda_type(T, record, rng):
     y = x**2
     record.call("x.add_(s) after y = x ** 2", lambda: x.add_(s))
     record.call("y.sum().backward()", lambda: y.sum().backward())
+
+
+@scenario(
+    id="devices.cuda_cpu_scalar_joins_and_indices_follow_their_tensor",
+    rules=["V4"],
+    topic="devices",
+    lecture=f"{LECTURE}#device-mismatch",
+    devices=("cuda",),
+)
+def cuda_cpu_scalar_joins_and_indices_follow_their_tensor(T, record, rng):
+    """The exceptions to V4: a 0-d CPU tensor may join a CUDA operation (its gradient comes
+    back to the CPU), and a CPU index tensor serves a tensor on any device; a CUDA index of a
+    CPU tensor does not."""
+    g = T.tensor(floats(rng, 3), device="cuda", requires_grad=True)
+    s = T.tensor(scalar(rng), requires_grad=True)  # 0-d, on the CPU
+    for label, make in (("g * s", lambda: g * s), ("s / g", lambda: s / g),
+                        ("g ** s", lambda: g**s), ("T.where(g > 1, s, g)",
+                        lambda: T.where(g > 1, s, g))):  # fmt: skip
+        record.call(label, make)
+    y = (g * s + s / g + g**s).sum()
+    record.call("y.backward()", lambda: y.backward())
+    record.grad("s.grad (back on the CPU)", s)
+    record.grad("g.grad", g)
+    c = T.tensor(floats(rng, 4))
+    record.call("g[T.tensor([0, 2])] (a CPU index)", lambda: g[T.tensor([0, 2])])
+    record.call("c[T.tensor([0, 2], device='cuda')]",
+                lambda: c[T.tensor([0, 2], device="cuda")])  # fmt: skip
+    target = T.tensor(floats(rng, 3))
+    record.call("mse_loss(g, a CPU target)", lambda: T.nn.functional.mse_loss(g, target))
+    record.call("mse_loss(g, a 0-d CPU target)", lambda: T.nn.functional.mse_loss(g, s))
