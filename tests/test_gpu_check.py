@@ -373,6 +373,42 @@ def test_a_sealed_cuda_run_observes_its_scenarios_unforked_each_as_if_fresh(monk
     assert again["observations"] == first["observations"]
 
 
+@pytest.mark.parametrize("mode", [0o700, 0o755])
+def test_without_the_namespace_a_python_closed_to_other_users_keeps_the_child_as_root(
+    request, monkeypatch, mode
+):
+    """A GPU machine's Python may live under /root: without bubblewrap, a child dropped to a
+    sandbox uid could not start it (exit 127, every sealed cell lost)."""
+    import shutil
+    import tempfile
+
+    from coursekit.sealed import sandbox
+
+    if os.geteuid() != 0:
+        pytest.skip("the uid layer needs root")
+    # pytest's own temporary folders are closed to other users: one of this test's own, open
+    open_folder = Path(tempfile.mkdtemp(prefix="python-home-"))
+    open_folder.chmod(0o755)
+    request.addfinalizer(lambda: shutil.rmtree(open_folder))
+    home = open_folder / "home"
+    (home / "bin").mkdir(parents=True)
+    (home / "bin" / "python3").write_bytes(b"")
+    (home / "bin" / "python3").chmod(0o755)
+    home.chmod(mode)
+    monkeypatch.setattr(sandbox, "_probe_bwrap", lambda is_root: "MISSING: (test)")
+    monkeypatch.setattr(sandbox, "_python_home", lambda: (home, home / "bin" / "python3", home))
+    sandbox.layers.cache_clear()
+    try:
+        uid = sandbox.layers()["uid"]
+    finally:
+        monkeypatch.undo()
+        sandbox.layers.cache_clear()
+    if mode == 0o700:
+        assert uid == f"MISSING: {home} is closed to other users: the child runs as root"
+    else:
+        assert uid == "active"
+
+
 def test_bench_rows_on_a_device_with_a_sync_after_every_timed_run():
     synced = []
     timings = measure({"a": lambda: lambda: 1}, lambda n, r: None, min_runs=3, budget_s=0,

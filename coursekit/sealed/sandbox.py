@@ -37,6 +37,7 @@ import pwd
 import selectors
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import sysconfig
@@ -132,7 +133,25 @@ def layers() -> dict[str, str]:
     else:
         out["uid"] = "active"
     out["namespace"] = _probe_bwrap(is_root)
+    if out["uid"] == "active" and out["namespace"] != "active":
+        # without the namespace a child dropped to a sandbox uid reads the host's paths as
+        # they are: an interpreter under /root (say) would not even start for it
+        needed = [_python_home()[1], *(d for n in ALLOWED_PACKAGES for d in _package_dirs(n))]
+        closed = _closed_to_others(needed)
+        if closed:
+            out["uid"] = f"MISSING: {closed} is closed to other users: the child runs as root"
     return out
+
+
+def _closed_to_others(paths) -> str:
+    """The first folder on the way to one of `paths`, or path, that a user other than its
+    owner cannot enter or read ("" when there is none)."""
+    for path in map(Path, paths):
+        for folder in [*reversed(path.parents), path]:
+            needed = stat.S_IXOTH if folder.is_dir() else stat.S_IROTH
+            if not folder.stat().st_mode & needed:
+                return str(folder)
+    return ""
 
 
 def missing_layers() -> list[str]:
