@@ -409,6 +409,30 @@ def test_without_the_namespace_a_python_closed_to_other_users_keeps_the_child_as
         assert uid == "active"
 
 
+@pytest.mark.xdist_group("gpu_check_sealed")
+def test_a_gpu_run_in_the_namespace_keeps_the_hosts_driver_library_folders(monkeypatch):
+    """GPU containers keep the driver's libraries in folders named by LD_LIBRARY_PATH
+    (/usr/local/nvidia/lib64): a CUDA run's child must find libcuda there too."""
+    from coursekit.sealed import layers
+    from coursekit.sealed.sandbox import Limits, Sandbox
+
+    if layers()["namespace"] != "active":
+        pytest.skip(f"no namespace here: {layers()['namespace']}")
+    folder = (
+        "/usr/lib/x86_64-linux-gnu" if Path("/usr/lib/x86_64-linux-gnu").is_dir() else "/usr/lib"
+    )
+    monkeypatch.setenv("LD_LIBRARY_PATH", f"{folder}:/opt/elsewhere:/usr/local/lib/hidden")
+    cell = "import os\nraise RuntimeError(os.environ['LD_LIBRARY_PATH'])"
+    seen = {}
+    for gpu in (False, True):
+        request = {"cells": [{"id": "c", "kind": "given", "source": cell}], "seed": 0,
+                   "device": "cpu", "scenarios": [], "cell_s": 20, "scenario_s": 1}  # fmt: skip
+        with Sandbox(Limits(), gpu=gpu) as box:
+            (report,) = box.run(request).messages[0]["cells"]
+        seen[gpu] = report["error"]["message"].split(":")
+    assert folder not in seen[False] and seen[True][1:] == [folder]
+
+
 def test_bench_rows_on_a_device_with_a_sync_after_every_timed_run():
     synced = []
     timings = measure({"a": lambda: lambda: 1}, lambda n, r: None, min_runs=3, budget_s=0,

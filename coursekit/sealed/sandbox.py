@@ -88,6 +88,8 @@ ALLOWED_PACKAGES = ("numpy",)  # the only third-party package the child can impo
 GPU_MODULE = "cupy"
 GPU_PACKAGES = ("cupy", "cupy_backends", "cupyx", "nvidia")
 KEEP_OUTPUT = 4096  # bytes of the child's stdout/stderr kept for diagnostics
+# covered in the namespace: no Python package of the host is reachable, even by a typed path
+HIDDEN_HOST_FOLDERS = ("/usr/lib/python3", "/usr/local/lib", "/usr/share/python3")
 
 
 @dataclass(frozen=True)
@@ -329,7 +331,7 @@ def _bwrap_args(
             "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
             "--proc", "/proc", "--dev", "/dev"]  # fmt: skip
     # no Python package of the host is reachable, even by a path typed by hand
-    for hidden in ("/usr/lib/python3", "/usr/local/lib", "/usr/share/python3"):
+    for hidden in HIDDEN_HOST_FOLDERS:
         if Path(hidden).is_dir():
             args += ["--tmpfs", hidden]
     if Path("/etc/ld.so.cache").exists():
@@ -358,9 +360,18 @@ def _bwrap_args(
         args += ["--ro-bind", "/sys", "/sys"]
     args += ["--size", str(limits.tmp_bytes), "--perms", "1777", "--tmpfs", "/tmp",
              "--chdir", "/tmp", "--clearenv"]  # fmt: skip
-    for key, value in _child_env(f"{BOX}/python/lib").items():
+    library_path = [f"{BOX}/python/lib", *(_host_library_path() if gpu else ())]
+    for key, value in _child_env(os.pathsep.join(library_path)).items():
         args += ["--setenv", key, value]
     return args + ["--"], python
+
+
+def _host_library_path() -> list[str]:
+    """The host's LD_LIBRARY_PATH folders that the namespace shows (under /usr, bound as it
+    is): where a GPU container keeps the driver's libraries (/usr/local/nvidia/lib64, say)."""
+    folders = os.environ.get("LD_LIBRARY_PATH", "").split(os.pathsep)
+    return [f for f in folders if f.startswith("/usr/") and Path(f).is_dir()
+            and not f.startswith(HIDDEN_HOST_FOLDERS)]  # fmt: skip
 
 
 def _child_env(library_path: str) -> dict[str, str]:
