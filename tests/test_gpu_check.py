@@ -209,6 +209,8 @@ GPU_CELLS_NOTEBOOK = {
         {"cell_type": "code", "metadata": {}, "source": "print('GPU cell skipped: no GPU')"},
         {"cell_type": "code", "metadata": {}, "source": "# cuda\nraise ValueError('boom')"},
         {"cell_type": "code", "metadata": {}, "source": "# cuda\nprint(x)"},
+        # the check runs from the source tree, nothing installed: bench is importable only so
+        {"cell_type": "code", "metadata": {}, "source": "import bench.gpu  # for the GPU"},
     ],
 }
 
@@ -224,7 +226,7 @@ def test_lecture_gpu_cells_ran_skipped_or_failed(tmp_path, runner):
     cells = {c["index"]: c["status"] for c in result["lectures"][path.name]["gpu_cells"]}
     # both run the cells after an error (a kernel with errors allowed), as a GPU cell below a
     # failing cell must still be checked
-    assert cells == {2: "ran", 3: "skipped", 4: "error", 5: "ran"}
+    assert cells == {2: "ran", 3: "skipped", 4: "error", 5: "ran", 6: "ran"}
     assert result["lectures"][path.name]["first_error"] == {"index": 4, "error": "ValueError: boom"}
 
 

@@ -30,9 +30,10 @@ def course_notebooks():
     return sorted(COURSE.glob("*.ipynb"))
 
 
-def execute(path, timeout=CELL_TIMEOUT_S, allow_errors=False):
+def execute(path, timeout=CELL_TIMEOUT_S, allow_errors=False, env=None):
     """The notebook at `path`, executed top to bottom (raises nbclient's CellExecutionError
-    on the first failing cell; with allow_errors, every cell runs and errors are outputs)."""
+    on the first failing cell; with allow_errors, every cell runs and errors are outputs);
+    `env`: the kernel's environment, if not this process's."""
     from nbclient import NotebookClient
 
     nb = nbformat.read(path, as_version=4)
@@ -43,7 +44,7 @@ def execute(path, timeout=CELL_TIMEOUT_S, allow_errors=False):
         allow_errors=allow_errors,
         resources={"metadata": {"path": str(Path(path).parent)}},
     )
-    client.execute()
+    client.execute(**({"env": env} if env is not None else {}))
     return nb
 
 

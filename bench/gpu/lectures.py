@@ -102,11 +102,17 @@ _RUNNERS = {
 }
 
 
-def _plain_cells(path: Path, timeout_s: float) -> tuple[list[dict], str]:
-    env = {
+def _course_on_path() -> dict:
+    """This process's environment with the source tree first on the path: a GPU machine runs
+    the check from the source, with nothing installed."""
+    return {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
     }
+
+
+def _plain_cells(path: Path, timeout_s: float) -> tuple[list[dict], str]:
+    env = _course_on_path()
     with tempfile.TemporaryDirectory() as tmp:
         result = Path(tmp) / "cells.json"
         try:
@@ -130,7 +136,7 @@ def _kernel_cells(path: Path, timeout_s: float) -> tuple[list[dict], str]:
     tools = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tools)
     try:
-        nb = tools.execute(path, timeout=timeout_s, allow_errors=True)  # per cell
+        nb = tools.execute(path, timeout=timeout_s, allow_errors=True, env=_course_on_path())
     except Exception as exc:  # the kernel did not start, or a cell ran past its time
         return [], f"{type(exc).__name__}: {str(exc)[:300]}"
     cells = []
