@@ -273,6 +273,19 @@ def test_the_sandbox_probe_says_whether_a_cell_computes_in_a_sealed_cuda_run():
     assert sandbox_probe("import torch")["status"].startswith("fails: ModuleNotFoundError")
 
 
+def said_in_the_sandbox(cell: str, gpu: bool) -> str:
+    """What a given cell, run alone in a sealed child (a CUDA one where `gpu`), said by the
+    RuntimeError it ends with."""
+    from coursekit.sealed.sandbox import Limits, Sandbox
+
+    request = {"cells": [{"id": "c", "kind": "given", "source": cell}], "seed": 0,
+               "device": "cuda" if gpu else "cpu", "scenarios": [], "cell_s": 20,
+               "scenario_s": 1}  # fmt: skip
+    with Sandbox(Limits(), gpu=gpu) as box:
+        (report,) = box.run(request).messages[0]["cells"]
+    return report["error"]["message"]
+
+
 # what CUDA does when it starts (an inaccessible reservation of address space, far larger
 # than what it uses), then a real allocation above both runs' memory limits
 RESERVE_THEN_ALLOCATE = """
@@ -296,49 +309,29 @@ raise RuntimeError(" ".join(said))
 @pytest.mark.parametrize("gpu", [False, True], ids=["cpu run", "gpu run"])
 def test_a_gpu_run_lets_cuda_reserve_address_space_and_still_bounds_memory(gpu):
     from coursekit.sealed import layers
-    from coursekit.sealed.sandbox import Limits, Sandbox
 
     if layers()["rlimits"] != "active":
         pytest.skip(f"no resource limits here: {layers()['rlimits']}")
-    request = {"cells": [{"id": "c", "kind": "given", "source": RESERVE_THEN_ALLOCATE}],
-               "seed": 0, "device": "cuda" if gpu else "cpu", "scenarios": [], "cell_s": 20,
-               "scenario_s": 1}  # fmt: skip
-    with Sandbox(Limits(), gpu=gpu) as box:
-        (report,) = box.run(request).messages[0]["cells"]
     reserved = "reserved" if gpu else "reserve refused"
-    assert report["error"]["message"] == f"{reserved} MemoryError"
+    assert said_in_the_sandbox(RESERVE_THEN_ALLOCATE, gpu) == f"{reserved} MemoryError"
 
 
 @pytest.mark.xdist_group("gpu_check_sealed")
 def test_a_gpu_run_in_the_namespace_reads_sysfs_as_cuda_needs_and_a_cpu_run_does_not():
     from coursekit.sealed import layers
-    from coursekit.sealed.sandbox import Limits, Sandbox
 
     if layers()["namespace"] != "active":
         pytest.skip(f"no namespace here: {layers()['namespace']}")
     cell = "import os\nraise RuntimeError(str(os.path.isdir('/sys/module')))"
-    seen = {}
-    for gpu in (False, True):
-        request = {"cells": [{"id": "c", "kind": "given", "source": cell}], "seed": 0,
-                   "device": "cpu", "scenarios": [], "cell_s": 20, "scenario_s": 1}  # fmt: skip
-        with Sandbox(Limits(), gpu=gpu) as box:
-            (report,) = box.run(request).messages[0]["cells"]
-        seen[gpu] = report["error"]["message"]
-    assert seen == {False: "False", True: "True"}
+    assert [said_in_the_sandbox(cell, gpu) for gpu in (False, True)] == ["False", "True"]
 
 
 @pytest.mark.xdist_group("gpu_check_sealed")
 def test_a_sealed_child_keeps_cupys_compiled_kernels_in_memory():
     """CuPy caches compiled kernels under $HOME, the sandbox's 8 MiB /tmp (without the
     namespace, the host's /tmp, shared by every student's run)."""
-    from coursekit.sealed.sandbox import Limits, Sandbox
-
     cell = "import os\nraise RuntimeError(os.environ.get('CUPY_CACHE_IN_MEMORY', 'unset'))"
-    request = {"cells": [{"id": "c", "kind": "given", "source": cell}], "seed": 0,
-               "device": "cuda", "scenarios": [], "cell_s": 20, "scenario_s": 1}  # fmt: skip
-    with Sandbox(Limits(), gpu=True) as box:
-        (report,) = box.run(request).messages[0]["cells"]
-    assert report["error"]["message"] == "1"
+    assert said_in_the_sandbox(cell, gpu=True) == "1"
 
 
 def test_a_sealed_cuda_run_observes_its_scenarios_unforked_each_as_if_fresh(monkeypatch):
@@ -416,7 +409,6 @@ def test_a_gpu_run_in_the_namespace_keeps_the_hosts_driver_library_folders(monke
     """GPU containers keep the driver's libraries in folders named by LD_LIBRARY_PATH
     (/usr/local/nvidia/lib64): a CUDA run's child must find libcuda there too."""
     from coursekit.sealed import layers
-    from coursekit.sealed.sandbox import Limits, Sandbox
 
     if layers()["namespace"] != "active":
         pytest.skip(f"no namespace here: {layers()['namespace']}")
@@ -425,13 +417,7 @@ def test_a_gpu_run_in_the_namespace_keeps_the_hosts_driver_library_folders(monke
     )
     monkeypatch.setenv("LD_LIBRARY_PATH", f"{folder}:/opt/elsewhere:/usr/local/lib/hidden")
     cell = "import os\nraise RuntimeError(os.environ['LD_LIBRARY_PATH'])"
-    seen = {}
-    for gpu in (False, True):
-        request = {"cells": [{"id": "c", "kind": "given", "source": cell}], "seed": 0,
-                   "device": "cpu", "scenarios": [], "cell_s": 20, "scenario_s": 1}  # fmt: skip
-        with Sandbox(Limits(), gpu=gpu) as box:
-            (report,) = box.run(request).messages[0]["cells"]
-        seen[gpu] = report["error"]["message"].split(":")
+    seen = {gpu: said_in_the_sandbox(cell, gpu).split(":") for gpu in (False, True)}
     assert folder not in seen[False] and seen[True][1:] == [folder]
 
 
