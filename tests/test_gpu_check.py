@@ -391,7 +391,9 @@ def test_without_the_namespace_a_python_closed_to_other_users_keeps_the_child_as
     (home / "bin" / "python3").chmod(0o755)
     home.chmod(mode)
     monkeypatch.setattr(sandbox, "_probe_bwrap", lambda is_root: "MISSING: (test)")
+    (home / "numpy").mkdir()
     monkeypatch.setattr(sandbox, "_python_home", lambda: (home, home / "bin" / "python3", home))
+    monkeypatch.setattr(sandbox, "_package_dirs", lambda name: [home / name])
     sandbox.layers.cache_clear()
     try:
         uid = sandbox.layers()["uid"]
