@@ -60,11 +60,11 @@ def record(path: Path = RECORDING, seeds=SEEDS) -> Path:
     """Observe every CPU scenario on live PyTorch for each seed; write them to `path`."""
     import torch
 
-    from autograder.check import REFERENCE_TIME_LIMIT_S, REFERENCE_VERSION
+    from autograder.check import REFERENCE_TIME_LIMIT_S, REFERENCE_VERSION, is_reference_release
     from autograder.observe import observe
     from autograder.scenarios import select
 
-    if not torch.__version__.startswith(REFERENCE_VERSION):
+    if not is_reference_release(torch.__version__):
         raise SystemExit(f"record with PyTorch {REFERENCE_VERSION}, not {torch.__version__}")
     ids = [sc.id for sc in select(device="cpu")]
     runs = {}

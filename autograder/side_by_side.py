@@ -128,9 +128,9 @@ class Comparison:
 
     @property
     def reference_release(self):
-        from autograder.check import REFERENCE_VERSION
+        from autograder.check import is_reference_release
 
-        return self.torch_version.startswith(REFERENCE_VERSION)
+        return is_reference_release(self.torch_version)
 
     @in_the_folders_language
     def wording_note(self):

@@ -27,14 +27,14 @@ def run(engine, device: str, seed: int, rules=None) -> dict:
     given), run on `device` ("cpu" is the dry run: those only on CUDA are left out)."""
     import torch
 
-    from autograder.check import REFERENCE_VERSION
+    from autograder.check import is_reference_release
     from autograder.scenarios import select
 
     chosen = select(rules=rules, device="cuda")
     left_out = [sc.id for sc in chosen if device not in sc.devices]
     chosen = [sc for sc in chosen if device in sc.devices]
     strict, textless = _differences(engine, [sc.id for sc in chosen], seed, device)
-    texts_strict = torch.__version__.startswith(REFERENCE_VERSION)
+    texts_strict = is_reference_release(torch.__version__)
     on_cpu = {}
     if device != "cpu" and not texts_strict:  # the control: this release on the CPU
         differing = [sc.id for sc in chosen if textless[sc.id] and "cpu" in sc.devices]

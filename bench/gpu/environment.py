@@ -49,7 +49,7 @@ def describe() -> dict:
     import torch
 
     import minigrad
-    from autograder.check import REFERENCE_VERSION
+    from autograder.check import REFERENCE_VERSION, is_reference_release
 
     torch_gpu = bool(torch.cuda.is_available())
     minigrad_gpu = bool(minigrad.cuda.is_available())
@@ -64,7 +64,7 @@ def describe() -> dict:
         "minigrad_sees_gpu": minigrad_gpu,
         "gpu": torch.cuda.get_device_name(0) if torch_gpu else None,
         "reference_version": REFERENCE_VERSION,
-        "texts_strict": torch.__version__.startswith(REFERENCE_VERSION),
+        "texts_strict": is_reference_release(torch.__version__),
         "missing": {name: why for name, why in OPTIONAL.items() if not present(name)},
     }
     return env
