@@ -1,0 +1,100 @@
+"""Observations are the engine's alone: what earlier code left for the garbage collector (the
+student's cells, a Jupyter kernel's unclosed event loop, an earlier scenario) is finalised
+before a scenario runs, not inside its record. A collection may start at any allocation, and
+a finaliser's warning recorded inside a scenario would read as the engine's, a difference
+from PyTorch that `check`, side_by_side and the sealed grade would each see or not by chance.
+
+Each test turns automatic collection off and collects inside the scenario's recorded calls,
+so the collection falls exactly where it does harm."""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import io
+import json
+
+import pytest
+from test_autograder_core import temporary_scenarios
+
+import minigrad
+from autograder.observe import observe
+from autograder.scenarios import scenario
+from autograder.side_by_side import compare_engines
+from coursekit.sealed import child
+from minigrad._device import standin_cuda
+
+# an unclosed resource in a reference cycle: finalised only when the collector runs
+LEAVES_GARBAGE = """
+import warnings
+
+class Connection:
+    def __del__(self):
+        warnings.warn("unclosed connection", ResourceWarning)
+
+left = Connection()
+left.me = left
+del left
+"""
+
+
+def collects(T, record, rng):
+    record.call("a collection during the scenario", gc.collect)
+    record.call("another", gc.collect)
+    exec(LEAVES_GARBAGE, {})  # for the next scenario, where it runs in the same process
+
+
+@contextlib.contextmanager
+def collection_where_it_hurts():
+    """Garbage left, automatic collection off, a scenario that collects inside its record."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        with temporary_scenarios():
+            scenario(id="leftovers.collects", rules=["L1"], topic="basics", lecture="x")(collects)
+            exec(LEAVES_GARBAGE, {})
+            yield "leftovers.collects"
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def warnings_seen(result: dict) -> list:
+    assert result["status"] == "ok", result
+    return [o["warnings"] for o in result["observations"]]
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda"])  # a forked child each, one process
+def test_the_sealed_child_observes_no_leftover_of_the_cells_or_an_earlier_scenario(
+    monkeypatch, device
+):
+    monkeypatch.setattr(child, "warm_up_cuda", lambda: None)
+    said = []
+    channel = io.BytesIO()
+    channel.write = lambda data: said.append(json.loads(data))
+    with collection_where_it_hurts() as sid, standin_cuda():
+        request = {"cells": [{"id": "left", "kind": "answer", "source": LEAVES_GARBAGE}],
+                   "scenarios": [sid, sid], "seed": 0, "device": device,
+                   "cell_s": 5, "scenario_s": 5}  # fmt: skip
+        child.run_group(request, channel)
+    assert said[0]["cells"][0]["status"] == "ok", said[0]
+    results = [m["result"] for m in said if "scenario" in m]
+    assert [warnings_seen(r) for r in results] == [[[], []]] * 2
+
+
+def test_check_in_a_kernel_observes_no_leftover_of_earlier_code():
+    """autograder.check runs its scenarios in the student's own kernel, PyTorch's first. (An
+    engine's own garbage from one scenario to the next is not collected between them: neither
+    PyTorch nor minigrad warns in a finaliser, and a collection per scenario would cost check
+    seconds.)"""
+    with collection_where_it_hurts() as sid:
+        runs = [observe(minigrad, [sid])["scenarios"][sid] for _ in range(2)]
+    assert [warnings_seen(r) for r in runs] == [[[], []]] * 2
+
+
+def test_side_by_side_observes_no_leftover():
+    with collection_where_it_hurts():
+        comparison = compare_engines(collects)
+    assert warnings_seen(comparison.reference) == [[], []]
+    assert warnings_seen(comparison.observed) == [[], []]
+    assert not comparison.differences
