@@ -227,11 +227,13 @@ def devices_differ(a, b):
     )
 
 
-def mm_devices_differ(self_dev, mat2_dev):
-    kernel = "wrapper_CUDA_mm" if self_dev.type == "cuda" else "wrapper_CPU_mm"
+def argument_on_another_device(argument, device, common, method):
+    # PyTorch's generated kernel wrapper: `common` is its first tensor argument's device, and a
+    # call mixing CPU and CUDA runs the CUDA kernel's wrapper, whichever argument is on CUDA.
     return (
-        f"Expected all tensors to be on the same device, but got mat2 is on {mat2_dev}, "
-        f"different from other tensors on {self_dev} (when checking argument in method {kernel})"
+        f"Expected all tensors to be on the same device, but got {argument} is on {device}, "
+        f"different from other tensors on {common} (when checking argument in method "
+        f"wrapper_CUDA_{method})"
     )
 
 

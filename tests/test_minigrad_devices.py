@@ -83,13 +83,74 @@ def test_a_zero_dim_cpu_tensor_may_join_a_cuda_tensor(cuda):
     np.testing.assert_allclose(out.cpu().numpy(), [2.0, 2.0, 2.0])
 
 
-def test_mm_device_mismatch_text(cuda):
+def _on(device, *shape, dtype=None, values=None):
+    t = minigrad.ones(*shape, dtype=dtype) if values is None else minigrad.tensor(values)
+    return t.to(device)
+
+
+F = minigrad.nn.functional
+# (call, argument, its device, the other tensors' device, PyTorch's kernel): the check PyTorch
+# generates for a kernel's wrapper (torchgen's gen_device_check) runs before the kernel's own
+# checks, takes the first tensor argument's device as the common one, makes no exception for a
+# 0-d CPU tensor, and a call mixing CPU and CUDA reaches the CUDA kernel's wrapper. Kernel names
+# are torchgen's: wrapper_CUDA_<name>_<overload> for a structured kernel, wrapper_CUDA__<name>
+# for another; a public report has each of mm, bmm, addmm, gather and nll_loss_forward.
+KERNEL_DEVICE_CHECKS = {
+    "cuda @ cpu": (lambda: _on("cuda", 2, 2) @ _on("cpu", 2, 2), "mat2", "cpu", "cuda:0", "mm"),
+    "cpu @ cuda": (lambda: _on("cpu", 2, 2) @ _on("cuda", 2, 2), "mat2", "cuda:0", "cpu", "mm"),
+    "mm, 0-d cpu": (lambda: _on("cuda", 2, 2).mm(minigrad.tensor(1.0)), "mat2", "cpu",
+                    "cuda:0", "mm"),
+    "batch @ cpu": (lambda: _on("cuda", 2, 2, 2) @ _on("cpu", 2, 2, 2), "mat2", "cpu", "cuda:0",
+                    "bmm"),
+    "dot": (lambda: _on("cuda", 3).dot(_on("cpu", 3)), "tensor", "cpu", "cuda:0", "_dot"),
+    "mv, cuda vector": (lambda: _on("cpu", 2, 3).mv(_on("cuda", 3)), "mat", "cpu", "cuda:0",
+                        "addmv_"),
+    "mv, cpu vector": (lambda: _on("cuda", 2, 3).mv(_on("cpu", 3)), "mat", "cuda:0", "cpu",
+                       "addmv_"),
+    "linear, cpu layer": (lambda: minigrad.nn.Linear(3, 2)(_on("cuda", 4, 3)), "mat1", "cuda:0",
+                          "cpu", "addmm"),
+    "linear, float64 too": (lambda: minigrad.nn.Linear(3, 2)(_on("cuda", 4, 3,
+                            dtype=minigrad.float64)), "mat1", "cuda:0", "cpu", "addmm"),
+    "gather": (lambda: _on("cuda", 3).gather(0, _on("cpu", values=[0, 2])), "index", "cpu",
+               "cuda:0", "gather"),
+    "gather, float index": (lambda: _on("cuda", 3).gather(0, _on("cpu", 2)), "index", "cpu",
+                            "cuda:0", "gather"),
+    "scatter src": (lambda: _on("cuda", 3).scatter(0, _on("cuda", values=[0]), _on("cpu", 1)),
+                    "src", "cpu", "cuda:0", "scatter_src"),
+    "scatter value": (lambda: _on("cpu", 3).scatter(0, _on("cuda", values=[0]), 2.0), "index",
+                      "cuda:0", "cpu", "scatter_value"),
+    "scatter_ src": (lambda: _on("cuda", 3).scatter_(0, _on("cpu", values=[0]), _on("cuda", 1)),
+                     "index", "cpu", "cuda:0", "scatter__src"),
+    "scatter reduce": (lambda: _on("cuda", 3).scatter(0, _on("cpu", values=[0]), _on("cuda", 1),
+                       reduce="add"), "index", "cpu", "cuda:0", "scatter_reduce"),
+    "scatter_ value reduce": (lambda: _on("cuda", 3).scatter_(0, _on("cpu", values=[0]), 2.0,
+                              reduce="bad"), "index", "cpu", "cuda:0", "scatter__value_reduce"),
+    "index_add": (lambda: _on("cuda", 3).index_add(0, _on("cpu", values=[0]), _on("cuda", 1)),
+                  "index", "cpu", "cuda:0", "index_add"),
+    "index_add_": (lambda: _on("cuda", 3).index_add_(0, _on("cuda", values=[0]), _on("cpu", 1)),
+                   "source", "cpu", "cuda:0", "index_add_"),
+    "nll_loss": (lambda: F.nll_loss(_on("cuda", 2, 3), _on("cpu", values=[0, 2])), "target",
+                 "cpu", "cuda:0", "nll_loss_forward"),
+    "cross_entropy": (lambda: F.cross_entropy(_on("cuda", 2, 3), _on("cpu", values=[0, 2])),
+                      "target", "cpu", "cuda:0", "nll_loss_forward"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", KERNEL_DEVICE_CHECKS)
+def test_a_kernel_checks_every_tensor_argument_is_on_the_first_ones_device(cuda, case):
+    call, argument, device, common, kernel = KERNEL_DEVICE_CHECKS[case]
     with pytest.raises(RuntimeError) as err:
-        minigrad.ones(2, 2, device="cuda") @ minigrad.ones(2, 2)
+        call()
     assert str(err.value) == (
-        "Expected all tensors to be on the same device, but got mat2 is on cpu, different from "
-        "other tensors on cuda:0 (when checking argument in method wrapper_CUDA_mm)"
+        f"Expected all tensors to be on the same device, but got {argument} is on {device}, "
+        f"different from other tensors on {common} (when checking argument in method "
+        f"wrapper_CUDA_{kernel})"
     )
+
+
+def test_a_batch_broadcast_error_comes_before_the_device_check(cuda):
+    with pytest.raises(RuntimeError, match="must match the size"):
+        _on("cuda", 2, 2, 2) @ _on("cpu", 3, 2, 2)
 
 
 def test_numpy_of_a_cuda_tensor_fails_before_the_grad_check(cuda):

@@ -337,3 +337,40 @@ def cuda_cpu_scalar_joins_and_indices_follow_their_tensor(T, record, rng):
     target = T.tensor(floats(rng, 3))
     record.call("mse_loss(g, a CPU target)", lambda: T.nn.functional.mse_loss(g, target))
     record.call("mse_loss(g, a 0-d CPU target)", lambda: T.nn.functional.mse_loss(g, s))
+
+
+@scenario(
+    id="devices.cuda_kernels_check_every_argument",
+    rules=["V4"],
+    topic="devices",
+    lecture=f"{LECTURE}#device-mismatch",
+    devices=("cuda",),
+)
+def cuda_kernels_check_every_argument(T, record, rng):
+    """Beyond elementwise arithmetic, a kernel takes its first tensor argument's device as the
+    common one and refuses any other, before its own checks and with no exception for a 0-d
+    CPU tensor: a CPU index, target or layer beside CUDA data fails."""
+    F = T.nn.functional
+    g = T.tensor(floats(rng, (2, 3)), device="cuda", requires_grad=True)
+    c = T.tensor(floats(rng, (2, 3)))
+    index = T.tensor([[0, 2, 1], [1, 0, 2]])
+    target = T.tensor([2, 0])
+    calls = {
+        "c.T @ g (the CPU one first)": lambda: c.T @ g,
+        "g.mm(T.tensor(2.0)) (0-d, on the CPU)": lambda: g.mm(T.tensor(2.0)),
+        "g[None] @ c.T[None] (a batch)": lambda: g[None] @ c.T[None],
+        "g[0].dot(c[0])": lambda: g[0].dot(c[0]),
+        "c.mv(g[0])": lambda: c.mv(g[0]),
+        "g.mv(c[0])": lambda: g.mv(c[0]),
+        "T.nn.Linear(3, 2)(g) (a CPU layer)": lambda: T.nn.Linear(3, 2)(g),
+        "g.gather(1, a CPU index)": lambda: g.gather(1, index),
+        "g.scatter(1, a CPU index, g)": lambda: g.scatter(1, index, g),
+        "g.detach().scatter_(1, index.cuda(), 0.5) (the same device)":
+            lambda: g.detach().scatter_(1, index.cuda(), 0.5),
+        "g.index_add(0, a CPU index, g)": lambda: g.index_add(0, target[:2] // 2, g),
+        "F.nll_loss(g, a CPU target)": lambda: F.nll_loss(g, target),
+        "F.cross_entropy(g, a CPU target)": lambda: F.cross_entropy(g, target),
+        "F.cross_entropy(g, the target on CUDA)": lambda: F.cross_entropy(g, target.cuda()),
+    }  # fmt: skip
+    for label, call in calls.items():
+        record.call(label, call)

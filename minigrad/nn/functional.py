@@ -15,6 +15,7 @@ from ..ops._common import (
     _as_operand,
     _check_broadcast,
     _check_devices,
+    _check_kernel_devices,
     _meta,
     _needs_grad,
     _saved_on,
@@ -88,7 +89,9 @@ def linear(input, weight, bias=None):  # noqa: A002
 
 
 def _check_addmm(bias, mat1, mat2):
-    """addmm's checks in PyTorch's order: dtypes (bias first), then mm's, then the bias size."""
+    """addmm's checks in PyTorch's order: devices, dtypes (bias first), then mm's, then the
+    bias size."""
+    _check_kernel_devices("addmm", self=bias, mat1=mat1, mat2=mat2)
     name = _dtypes.SCALAR_TYPE_NAME
     for which, t in (("self", bias), ("mat1", mat1)):
         if t._dtype is not mat2._dtype:
@@ -196,6 +199,7 @@ def _nll_loss(input, target, reduction, ignore_index):  # noqa: A002
         raise ValueError(msg.nll_batch_size(input._data.shape[0], tshape[0] if tshape else 0))
     if nd > 2:
         raise NotImplementedError("nll_loss of a more than 2-D input is outside the course subset")
+    _check_kernel_devices("nll_loss_forward", self=input, target=target)
     if len(tshape) > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if target._dtype is not _dtypes.int64:

@@ -63,6 +63,20 @@ def _check_devices(a, b):
     return a._device
 
 
+def _check_kernel_devices(method, **arguments):
+    """The device check PyTorch generates for a kernel (gather, mm, nll_loss_forward...), before
+    any of the kernel's own checks: every tensor argument, in the kernel's order, on the first
+    one's device, with no exception for a 0-d CPU tensor (that is an elementwise kernel's)."""
+    common = None
+    for name, t in arguments.items():
+        if not isinstance(t, Tensor):
+            continue
+        if common is None:
+            common = t._device
+        elif t._device != common:
+            raise RuntimeError(msg.argument_on_another_device(name, t._device, common, method))
+
+
 def _as_operand(x, dtype, device):
     """The array (or Python scalar) to compute with, in the result dtype."""
     if isinstance(x, Tensor):

@@ -14,6 +14,7 @@ from ..autograd.graph import Node
 from ..tensor import Tensor
 from ._common import (
     _SCALARS,
+    _check_kernel_devices,
     _checked_scalar,
     _needs_grad,
     add_at,
@@ -331,6 +332,7 @@ class GatherBackward0(Node):
 def gather(self, dim, index, *, sparse_grad=False):
     if sparse_grad:
         raise NotImplementedError("gather with sparse_grad=True is outside the course subset")
+    _check_kernel_devices("gather", self=self, index=index)
     data = self._data
     d = wrap_dim(dim, data.ndim)
     idx = _index_array("gather", index)
@@ -374,11 +376,22 @@ class ScatterBackward1(ScatterBackward0):
     """scatter of a number: the overwritten positions pass no gradient."""
 
 
+# PyTorch's scatter overloads, by (a tensor src, a reduce): their kernels' names
+_SCATTER_OVERLOADS = {
+    (True, False): "src",
+    (False, False): "value",
+    (True, True): "reduce",
+    (False, True): "value_reduce",
+}
+
+
 def scatter(self, dim, index, src=None, *, value=None, reduce=None, _op="scatter"):
     if (src is None) == (value is None):  # the one of src or value PyTorch requires
         raise TypeError(msg.PARSER_REFUSED.format("scatter"))
     if src is None:
         src = value
+    overload = _SCATTER_OVERLOADS[isinstance(src, Tensor), reduce is not None]
+    _check_kernel_devices(f"{_op}_{overload}", self=self, index=index, src=src)
     if reduce is not None:
         if reduce not in ("add", "multiply"):
             raise RuntimeError(msg.SCATTER_REDUCE_NAMES)
@@ -454,7 +467,8 @@ class IndexAddBackward0(Node):
         return g, gsrc
 
 
-def index_add(self, dim, index, source, *, alpha=1):
+def index_add(self, dim, index, source, *, alpha=1, _op="index_add"):
+    _check_kernel_devices(_op, self=self, index=index, source=source)
     data = self._data
     d = wrap_dim(dim, data.ndim)
     if not isinstance(index, Tensor) or index._dtype not in (_dtypes.int64, _dtypes.int32):

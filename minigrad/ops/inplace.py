@@ -349,7 +349,11 @@ def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
 
 def index_add_(self, dim, index, source, *, alpha=1):
     source_t = source if isinstance(source, Tensor) else None
-    return _inplace(self, lambda old: index_add(old, dim, index, source, alpha=alpha), (source_t,))
+    return _inplace(
+        self,
+        lambda old: index_add(old, dim, index, source, alpha=alpha, _op="index_add_"),
+        (source_t,),
+    )
 
 
 _RANDOM_PARAMS = {"uniform": (("from", "a"), ("to", "b")), "normal": (("mean",), ("std",))}

@@ -11,6 +11,7 @@ from ..autograd.graph import Node
 from ..tensor import Tensor
 from ._common import (
     _arr,
+    _check_kernel_devices,
     _check_shapes,
     _meta,
     _needs_grad,
@@ -20,13 +21,7 @@ from ._common import (
 )
 
 
-def _same_device(self, other):
-    if self._device != other._device:
-        raise RuntimeError(msg.mm_devices_differ(self._device, other._device))
-
-
-def _matmul_prepare(self, other):
-    _same_device(self, other)
+def _check_mm_dtypes(self, other):
     if self._dtype is not other._dtype:
         raise RuntimeError(
             f"expected m1 and m2 to have the same dtype, but got: "
@@ -38,15 +33,15 @@ def _check_mm(self, mat2, mat1_shape=None):
     """mm's checks in PyTorch's order: devices, matrices, inner sizes, then dtypes (so a
     float64 input of the wrong width reports the sizes). `mat1_shape`: the 2-D shape a
     batch is folded into (matmul of a batch with a matrix, nn.Linear)."""
+    _check_kernel_devices("mm", self=self, mat2=mat2)
     a, b = mat1_shape or self._data.shape, mat2._data.shape
-    if self._device == mat2._device:  # a device mismatch is reported first, below
-        if len(a) != 2:
-            raise RuntimeError("self must be a matrix")
-        if len(b) != 2:
-            raise RuntimeError("mat2 must be a matrix")
-        if a[1] != b[0]:
-            raise RuntimeError(msg.mm_shapes(a, b))
-    _matmul_prepare(self, mat2)
+    if len(a) != 2:
+        raise RuntimeError("self must be a matrix")
+    if len(b) != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    if a[1] != b[0]:
+        raise RuntimeError(msg.mm_shapes(a, b))
+    _check_mm_dtypes(self, mat2)
 
 
 def _type_name(t):
@@ -106,7 +101,7 @@ class DotBackward0(Node):
 
 
 def dot(self, other):
-    _same_device(self, other)
+    _check_kernel_devices("_dot", self=self, tensor=other)
     if self._data.ndim != 1 or other._data.ndim != 1:
         raise RuntimeError(
             f"1D tensors expected, but got {self._data.ndim}D and {other._data.ndim}D tensors"
@@ -133,7 +128,8 @@ class MvBackward0(Node):
 
 
 def mv(self, vec):
-    _same_device(self, vec)
+    # PyTorch's mv is addmv_ into a result made on vec's device: that device is the common one
+    _check_kernel_devices("addmv_", self=vec, mat=self, vec=vec)
     (n, *k), (m, *_) = self._data.shape or (0,), vec._data.shape or (0,)
     if self._data.ndim != 2 or vec._data.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {self.ndim}, {vec.ndim}")
@@ -228,14 +224,15 @@ def matmul(self, other):
     if da >= 3 and db == 2:  # PyTorch folds the batch into one mm
         *batch, k = self._data.shape
         _check_mm(self, other, (math.prod(batch), k))
-    elif self._device == other._device:  # a batched product: PyTorch's bmm texts
+    else:  # a batched product: the batch dimensions broadcast, then PyTorch's bmm
         sa = self._data.shape if da > 1 else (1,) + self._data.shape
         sb = other._data.shape if db > 1 else other._data.shape + (1,)
         _check_shapes(sa[:-2], sb[:-2])
+        _check_kernel_devices("bmm", self=self, mat2=other)
         if sa[-1] != sb[-2]:
             batch = math.prod(np.broadcast_shapes(sa[:-2], sb[:-2]))
             raise RuntimeError(msg.batch2_size(batch, sa[-1], sb[-2]))
-    _matmul_prepare(self, other)
+        _check_mm_dtypes(self, other)
     out = Tensor._make(self._xp.matmul(self._data, other._data), self._device, self._dtype)
     if _needs_grad(self, other) and self._dtype.is_floating_point:
         a_meta, b_meta = _meta(self), _meta(other)
