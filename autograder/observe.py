@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import gc
 import importlib.machinery
 import json
 import os
@@ -66,14 +65,6 @@ def has_name(engine, dotted: str) -> bool:
     return True
 
 
-def collect_leftovers() -> None:
-    """Finalise now what earlier code left for the garbage collector: a collection may start at
-    any allocation, and a finaliser's warning (an unclosed event loop's, say) inside a
-    scenario's record would read as the engine's. Called before scenarios run in this process
-    (a fork inherits the collected heap; collecting in each fork would copy all of it)."""
-    gc.collect()
-
-
 def observe(
     engine, scenario_ids=None, seed: int = 0, device: str = "cpu", time_limit=TIME_LIMIT_S
 ) -> dict:
@@ -84,7 +75,6 @@ def observe(
     fresh_ids = {sc.id for sc in fresh}
     # the fresh-process side starts first: it imports the engine while this process works
     pending = _request_fresh(name, fresh, seed, device, time_limit) if fresh else None
-    collect_leftovers()
     results = {}
     for sc in chosen:
         if sc.id in fresh_ids:

@@ -7,6 +7,8 @@ libraries in texts are normalised to `torch.` so that `minigrad.FloatTensor` and
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import re
 import warnings
 
@@ -46,6 +48,30 @@ def waiting_for(exc: BaseException) -> str:
 
 def _error_marker(exc: BaseException, libnames) -> dict:
     return {"error": f"{type(exc).__name__}: {normalise_text(exc, libnames)}"}
+
+
+@contextlib.contextmanager
+def _finalisers_unheard(caught: list):
+    """Drop from `caught` the warnings a garbage collection gives inside the block: they come
+    from finalisers of whatever earlier code left behind (a student's unclosed file, a
+    kernel's event loop, an earlier scenario), not from the call observed, and a collection
+    may start at any allocation. The collector tells its callbacks when it starts and stops,
+    and runs finalisers in between."""
+    spans = []
+
+    def note(phase, info):
+        if phase == "start":
+            spans.append([len(caught), None])
+        elif spans:
+            spans[-1][1] = len(caught)
+
+    gc.callbacks.append(note)
+    try:
+        yield
+    finally:
+        gc.callbacks.remove(note)
+        for start, stop in reversed(spans):
+            del caught[start:stop]
 
 
 class Recorder:
@@ -191,7 +217,7 @@ class Recorder:
     def _capture(self, fn):
         """(result, exception or None, warnings) of fn(); BaseExceptions such as the time limit
         pass through so they end the scenario."""
-        with warnings.catch_warnings(record=True) as caught:
+        with warnings.catch_warnings(record=True) as caught, _finalisers_unheard(caught):
             warnings.simplefilter("always")
             try:
                 result, exc = fn(), None

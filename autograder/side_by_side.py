@@ -20,7 +20,7 @@ import textwrap
 
 from autograder.compare import compare_scenario, describe, wording_removed
 from autograder.i18n import _, in_the_folders_language
-from autograder.observe import collect_leftovers, observe_scenario
+from autograder.observe import observe_scenario
 from autograder.scenarios import DEVICES, Scenario
 
 __all__ = ["side_by_side", "compare_engines", "Comparison", "show", "pictures"]
@@ -89,9 +89,7 @@ def compare_engines(fn, seed=0, device="cpu", engine=None):
         fresh_process=False,
         fn=fn,
     )
-    collect_leftovers()
     reference = observe_scenario(torch, sc, seed, device)
-    collect_leftovers()  # what fn left on PyTorch's side
     observed = observe_scenario(engine, sc, seed, device)
     differences = compare_scenario(reference, observed, device)
     return Comparison(fn.__name__, seed, _engine_name(engine), reference, observed, differences,

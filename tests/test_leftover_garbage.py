@@ -1,11 +1,13 @@
-"""Observations are the engine's alone: what earlier code left for the garbage collector (the
-student's cells, a Jupyter kernel's unclosed event loop, an earlier scenario) is finalised
-before a scenario runs, not inside its record. A collection may start at any allocation, and
-a finaliser's warning recorded inside a scenario would read as the engine's, a difference
-from PyTorch that `check`, side_by_side and the sealed grade would each see or not by chance.
+"""Observations are the engine's alone: a warning that a finaliser gives while the garbage
+collector runs inside a recorded call is not observed. Such a finaliser belongs to what earlier
+code left behind (the student's cells, a Jupyter kernel's unclosed event loop, an earlier
+scenario), and a collection may start at any allocation: recorded, its warning would read as
+the engine's, a difference from PyTorch that `check`, side_by_side and the sealed grade would
+each see or not by chance (CI once failed on an event loop another test had left).
 
 Each test turns automatic collection off and collects inside the scenario's recorded calls,
-so the collection falls exactly where it does harm."""
+so the collection falls exactly where it does harm; the call's own warnings, before and after
+the collection, are still observed."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import contextlib
 import gc
 import io
 import json
+import warnings
 
 import pytest
 from test_autograder_core import temporary_scenarios
@@ -38,9 +41,16 @@ del left
 """
 
 
+def collect() -> None:
+    """A call that warns, collects, and warns again."""
+    warnings.warn("before", UserWarning, stacklevel=2)
+    gc.collect()
+    warnings.warn("after", UserWarning, stacklevel=2)
+
+
 def collects(T, record, rng):
-    record.call("a collection during the scenario", gc.collect)
-    record.call("another", gc.collect)
+    record.call("a collection during the scenario", collect)
+    record.call("another", collect)
     exec(LEAVES_GARBAGE, {})  # for the next scenario, where it runs in the same process
 
 
@@ -57,6 +67,10 @@ def collection_where_it_hurts():
     finally:
         if collecting:
             gc.enable()
+
+
+OWN = [{"category": "UserWarning", "message": "before"},
+       {"category": "UserWarning", "message": "after"}]  # fmt: skip
 
 
 def warnings_seen(result: dict) -> list:
@@ -79,22 +93,19 @@ def test_the_sealed_child_observes_no_leftover_of_the_cells_or_an_earlier_scenar
         child.run_group(request, channel)
     assert said[0]["cells"][0]["status"] == "ok", said[0]
     results = [m["result"] for m in said if "scenario" in m]
-    assert [warnings_seen(r) for r in results] == [[[], []]] * 2
+    assert [warnings_seen(r) for r in results] == [[OWN, OWN]] * 2
 
 
-def test_check_in_a_kernel_observes_no_leftover_of_earlier_code():
-    """autograder.check runs its scenarios in the student's own kernel, PyTorch's first. (An
-    engine's own garbage from one scenario to the next is not collected between them: neither
-    PyTorch nor minigrad warns in a finaliser, and a collection per scenario would cost check
-    seconds.)"""
+def test_check_in_a_kernel_observes_no_leftover():
+    """autograder.check runs its scenarios in the student's own kernel."""
     with collection_where_it_hurts() as sid:
         runs = [observe(minigrad, [sid])["scenarios"][sid] for _ in range(2)]
-    assert [warnings_seen(r) for r in runs] == [[[], []]] * 2
+    assert [warnings_seen(r) for r in runs] == [[OWN, OWN]] * 2
 
 
 def test_side_by_side_observes_no_leftover():
     with collection_where_it_hurts():
         comparison = compare_engines(collects)
-    assert warnings_seen(comparison.reference) == [[], []]
-    assert warnings_seen(comparison.observed) == [[], []]
+    assert warnings_seen(comparison.reference) == [OWN, OWN]
+    assert warnings_seen(comparison.observed) == [OWN, OWN]
     assert not comparison.differences

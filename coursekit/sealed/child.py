@@ -15,9 +15,9 @@ without, the engine the namespace defines (autograder.engine_from). It runs each
 in a process forked from that state (so each sees the engine as freshly defined, and a crash
 ends one scenario only), but on CUDA: a process forked after CUDA started cannot use it, and
 the cells may have started it, so a CUDA run observes its scenarios here, one after another,
-each with the engine's once-only warnings forgotten and the garbage collected, as a fresh
-process would have them (CUDA starts once and CuPy compiles each kernel once, too). It
-writes JSON lines to the result pipe: one {"cells": [...], "engine_names": [...]} line, then one
+each with the engine's once-only warnings forgotten as a fresh process has them (CUDA starts
+once and CuPy compiles each kernel once, too). It writes JSON lines
+to the result pipe: one {"cells": [...], "engine_names": [...]} line, then one
 {"scenario": id, "result": {...}} line per scenario as it completes (a run stopped by the
 wall clock keeps what it finished), then {"done": true}.
 
@@ -36,7 +36,7 @@ import traceback
 
 from autograder.engine import ENGINE_NAMES, engine_from, unimportable_copy
 from autograder.graph_diff import prepare
-from autograder.observe import ScenarioTimeout, _time_limit, collect_leftovers, has_name
+from autograder.observe import ScenarioTimeout, _time_limit, has_name
 from autograder.observe_child import answer
 from autograder.scenarios import known_needs, load_catalogue
 
@@ -102,10 +102,9 @@ def run_group(request: dict, channel) -> None:
     fork = request["device"] != "cuda"  # see the module's docstring
     if not fork:
         warm_up_cuda()
-    collect_leftovers()  # what the cells left, before the first scenario (or its fork)
     for scenario_id in request["scenarios"]:
         if not fork:
-            as_if_fresh()
+            forget_once_only_warnings()
         try:
             result = answer(
                 engine,
@@ -159,13 +158,6 @@ def warm_up_cuda() -> None:
         float(((x * 2) @ x).sum())
     except Exception:  # noqa: BLE001  (no CuPy, no GPU: the scenarios will say so)
         return
-
-
-def as_if_fresh() -> None:
-    """What a scenario forked afresh would start from: the engine's once-only warnings not yet
-    given, and nothing an earlier scenario left waiting for the garbage collector."""
-    forget_once_only_warnings()
-    collect_leftovers()
 
 
 def forget_once_only_warnings() -> None:
