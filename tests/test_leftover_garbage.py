@@ -17,7 +17,6 @@ import io
 import json
 import warnings
 
-import pytest
 from test_autograder_core import temporary_scenarios
 
 import minigrad
@@ -78,17 +77,16 @@ def warnings_seen(result: dict) -> list:
     return [o["warnings"] for o in result["observations"]]
 
 
-@pytest.mark.parametrize("device", ["cpu", "cuda"])  # a forked child each, one process
-def test_the_sealed_child_observes_no_leftover_of_the_cells_or_an_earlier_scenario(
-    monkeypatch, device
-):
+def test_the_sealed_child_observes_no_leftover_of_the_cells_or_an_earlier_scenario(monkeypatch):
+    """On "cuda" the child observes its scenarios in its own process, one after another (on
+    "cpu" it forks for each, which a test should not do inside a pytest worker)."""
     monkeypatch.setattr(child, "warm_up_cuda", lambda: None)
     said = []
     channel = io.BytesIO()
     channel.write = lambda data: said.append(json.loads(data))
     with collection_where_it_hurts() as sid, standin_cuda():
         request = {"cells": [{"id": "left", "kind": "answer", "source": LEAVES_GARBAGE}],
-                   "scenarios": [sid, sid], "seed": 0, "device": device,
+                   "scenarios": [sid, sid], "seed": 0, "device": "cuda",
                    "cell_s": 5, "scenario_s": 5}  # fmt: skip
         child.run_group(request, channel)
     assert said[0]["cells"][0]["status"] == "ok", said[0]
